@@ -1,0 +1,69 @@
+# common/config.mk -- the one place where compilers and flags are chosen.
+# Every step's Makefile includes this file, so every step is built the same way.
+#
+# Math flags, and why:
+#  * Host code is C11 with -O3 -march=native and IEEE semantics everywhere
+#    (NaN/range checks in the CLI, the double-precision references, the
+#    energy diagnostics all rely on them).
+#  * The CPU force loop (step01_cpu/forces.c, one translation unit) alone is
+#    built with FORCE_CFLAGS = -ffast-math: it lets gcc vectorize the j-loop
+#    with a reordered reduction and compute 1/sqrtf(r2) as rsqrt + one
+#    Newton step, the CPU analogue of the GPU's rsqrtf.  Accuracy is still
+#    checked against the 1e-4 all-pairs tolerance (DESIGN.md section 5).
+#  * GPU code: -O3 and -ftz=true (flush denormals: positions and masses are
+#    never denormal, and it makes rsqrtf a single MUFU.RSQ instruction).
+#    Divisions and sqrt keep IEEE precision (-prec-div/-prec-sqrt default).
+#    The same NVCCFLAGS serve every GPU step.
+
+COMMON_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
+TOP_DIR    := $(abspath $(COMMON_DIR)/..)
+
+CC      ?= gcc
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
+CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN    := -Wall -Wextra
+CFLAGS  ?= -O3 -march=native -g
+CFLAGS  += $(CSTD) $(WARN) -fopenmp -I$(TOP_DIR)/common
+FORCE_CFLAGS := -ffast-math
+LDLIBS  += -lm -fopenmp
+
+# libpng (frames, --render)
+PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
+PNG_LIBS   := $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
+
+# CUDA
+CUDA_HOME ?= $(or $(shell dirname $$(dirname $$(command -v nvcc 2>/dev/null)) 2>/dev/null),/usr/local/cuda)
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+# Default targets: Turing (sm_75), Ampere (sm_80, sm_86), Ada (sm_89), native
+# Hopper code (sm_90) and compute_90 PTX so newer chips JIT-compile it.
+# Override with e.g.  make ARCH=sm_86   (builds only that target).
+ifdef ARCH
+GENCODE := -gencode=arch=compute_$(ARCH:sm_%=%),code=$(ARCH)
+else
+GENCODE := -gencode=arch=compute_75,code=sm_75 \
+           -gencode=arch=compute_80,code=sm_80 \
+           -gencode=arch=compute_86,code=sm_86 \
+           -gencode=arch=compute_89,code=sm_89 \
+           -gencode=arch=compute_90,code=sm_90 \
+           -gencode=arch=compute_90,code=compute_90
+endif
+NVCCFLAGS ?= -O3 -g -lineinfo
+NVCCFLAGS += -std=c++17 $(GENCODE) -ftz=true -I$(TOP_DIR)/common \
+             -Xcompiler -Wall,-Wextra,-fopenmp
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+
+# CUnit: system package (libcunit1-dev), or a prefix such as the
+# unpacked Debian package:  make check-all CUNIT_PREFIX=/tmp/cu/usr
+ifdef CUNIT_PREFIX
+CUNIT_CFLAGS := -I$(CUNIT_PREFIX)/include
+CUNIT_LIBDIR := $(firstword $(wildcard $(CUNIT_PREFIX)/lib/x86_64-linux-gnu $(CUNIT_PREFIX)/lib64 $(CUNIT_PREFIX)/lib))
+CUNIT_LIBS   := -L$(CUNIT_LIBDIR) -Wl,-rpath,$(CUNIT_LIBDIR) -lcunit
+else
+CUNIT_CFLAGS :=
+CUNIT_LIBS   := -lcunit
+endif
+
+COMMON_LIB := $(TOP_DIR)/common/libnbcommon.a
+CUDA_COMMON_LIB := $(TOP_DIR)/common/libnbcuda.a

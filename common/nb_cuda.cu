@@ -1,0 +1,126 @@
+/* nb_cuda.cu -- GPU helpers shared by every GPU step: error reporting,
+ * device probe, device information, checked allocation, event timing.
+ *
+ *   nvcc -O3 -ftz=true -c nb_cuda.cu   (flags: common/config.mk) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nb_cuda.h"
+
+/* A kernel compiled with the same targets as the steps: if the driver cannot
+ * load it, the binary has no code for this GPU. */
+__global__ void nb_probe_kernel(int *p) { if (p) *p = 1; }
+
+static int nb_arch_hint(cudaError_t e, const char *what, const char *file, int line)
+{
+    int dev = 0;
+    cudaDeviceProp p;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess)
+        return nb_fail(NB_EXIT_RUNTIME,
+                       "this program has no code for the %s (compute capability %d.%d); "
+                       "rebuild with: make clean && make ARCH=sm_%d%d  (%s at %s:%d)",
+                       p.name, p.major, p.minor, p.major, p.minor, what, file, line);
+    return nb_fail(NB_EXIT_RUNTIME, "%s: %s (%s:%d)", what, cudaGetErrorString(e), file, line);
+}
+
+extern "C" int nb_cuda_error(cudaError_t e, const char *what, const char *file, int line)
+{
+    (void)cudaGetLastError();                   /* clear a sticky non-fatal error */
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction)
+        return nb_arch_hint(e, what, file, line);
+    if (e == cudaErrorMemoryAllocation)
+        return nb_fail(NB_EXIT_RUNTIME, "out of GPU memory: %s (%s:%d)", what, file, line);
+    return nb_fail(NB_EXIT_RUNTIME, "CUDA error: %s: %s (%s:%d)", cudaGetErrorString(e), what, file, line);
+}
+
+extern "C" int nb_cuda_probe(void)
+{
+    const char *fake = getenv("NB_FAKE_NO_DEVICE");
+    if (fake && *fake)
+        return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: %s (faked by NB_FAKE_NO_DEVICE)", fake);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);   /* count may stay unset on error */
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: %s (this step needs an NVIDIA GPU)",
+                       cudaGetErrorString(e));
+    }
+    if (count <= 0)
+        return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: no CUDA device found (this step needs an NVIDIA GPU)");
+    e = cudaSetDevice(0);
+    if (e == cudaSuccess) e = cudaFree(0);       /* create the context now */
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: %s", cudaGetErrorString(e));
+    }
+    cudaFuncAttributes attr;
+    e = cudaFuncGetAttributes(&attr, nb_probe_kernel);
+    if (e != cudaSuccess) return nb_cuda_error(e, "loading the kernels", __FILE__, __LINE__);
+    return NB_OK;
+}
+
+extern "C" void nb_cuda_info(nb_run_info *info)
+{
+    int dev = 0, clock_khz = 0;
+    cudaDeviceProp p;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+        snprintf(info->device, sizeof info->device, "unknown GPU");
+        return;
+    }
+    snprintf(info->device, sizeof info->device, "%.127s", p.name);
+    info->sms = p.multiProcessorCount;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev) == cudaSuccess)
+        info->clock_mhz = clock_khz / 1000;
+    (void)cudaGetLastError();
+}
+
+extern "C" int nb_cuda_malloc(void **p, size_t bytes, const char *what, double *total)
+{
+    *p = NULL;
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        size_t fr = 0, tot = 0;
+        cudaMemGetInfo(&fr, &tot);
+        (void)cudaGetLastError();
+        *p = NULL;
+        return nb_fail(NB_EXIT_RUNTIME,
+                       "out of GPU memory: %s needs %.1f MiB (%.1f MiB allocated before it), "
+                       "%.1f of %.1f MiB free; use a smaller -n",
+                       what, bytes / 1048576.0, total ? *total / 1048576.0 : 0.0,
+                       fr / 1048576.0, tot / 1048576.0);
+    }
+    if (total) *total += (double)bytes;
+    return NB_OK;
+}
+
+extern "C" int nb_cuda_timer_create(nb_cuda_timer *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int k = 0; k < 4; k++) NB_CUDA(cudaEventCreate(&t->ev[k]));
+    return NB_OK;
+}
+
+extern "C" int nb_cuda_timer_mark(nb_cuda_timer *t, int mark)
+{
+    NB_CUDA(cudaEventRecord(t->ev[mark], 0));
+    return NB_OK;
+}
+
+extern "C" int nb_cuda_timer_read(nb_cuda_timer *t, nb_step_time *out)
+{
+    float f = 0, s = 0;
+    NB_CUDA(cudaEventSynchronize(t->ev[3]));
+    NB_CUDA(cudaEventElapsedTime(&f, t->ev[1], t->ev[2]));
+    NB_CUDA(cudaEventElapsedTime(&s, t->ev[0], t->ev[3]));
+    out->force_ms = f;
+    out->step_ms = s;
+    return NB_OK;
+}
+
+extern "C" void nb_cuda_timer_destroy(nb_cuda_timer *t)
+{
+    for (int k = 0; k < 4; k++)
+        if (t->ev[k]) cudaEventDestroy(t->ev[k]);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,230 @@
+/* nb_driver.c -- nb_main(): the program every step shares.
+ *
+ * parse options -> probe the device -> initial conditions -> step.init ->
+ * (--bench: warm-up, then per-step timing) or plain steps -> --render frames
+ * -> download -> --check against the double direct sum -> --save -> report.
+ * Human-readable results go to stdout (or one CSV line with --csv); errors are
+ * one line on stderr, and the return value is the exit code. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nb_ic.h"
+#include "nb_io.h"
+#include "nb_render.h"
+#include "nb_step.h"
+#include "nb_verify.h"
+
+#define NB_CSV_HEADER "step,n,steps,ic,seed,dt,eps,theta,block,threads,device,sms,clock_mhz," \
+    "force_ms_med,force_ms_min,step_ms_med,step_ms_min,interactions,inter_per_s,gflops," \
+    "err_median,err_p99,err_max,device_bytes,tree_nodes,tree_depth"
+
+/* Energy diagnostics (O(N^2) in double) are printed with --check up to this N. */
+#define NB_ENERGY_MAX_N 65536
+
+void nb_cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ') c++;
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(buf, len, "%s", c);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* CSV field: commas and quotes in free text (device names) are replaced. */
+static void csv_text(FILE *out, const char *s)
+{
+    for (; *s; s++) fputc((*s == ',' || *s == '"') ? ' ' : *s, out);
+}
+
+typedef struct run_ctx {
+    const nb_step *step;
+    const nb_options *o;
+    void *ctx;
+    nb_state st;
+    nb_render_view view;
+    int frame;
+} run_ctx;
+
+static int render_now(run_ctx *r)
+{
+    int rc = r->step->download(r->ctx, &r->st);
+    if (rc) return rc;
+    nb_cells cells, *pc = NULL;
+    if (r->o->render_tree && r->step->cells) {
+        rc = r->step->cells(r->ctx, &cells);
+        if (rc) return rc;
+        pc = &cells;
+    }
+    return nb_render_frame(&r->view, r->o->render_dir, r->frame++, &r->st, pc);
+}
+
+static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, double energy[2])
+{
+    const nb_step *step = r->step;
+    const nb_options *o = r->o;
+    int rc;
+    double e0 = 0;
+    int want_energy = o->check && !o->csv && r->st.n <= NB_ENERGY_MAX_N;
+    if (want_energy) e0 = nb_energy(&r->st, o->eps, NULL, NULL);
+
+    if ((rc = step->init(&r->ctx, &r->st, o))) return rc;
+    if (o->render_dir) {
+        if ((rc = nb_render_setup(&r->view, &r->st, o->render_size, o->render_dir))) return rc;
+        if ((rc = render_now(r))) return rc;
+    }
+    nb_step_time *times = NULL;
+    if (o->bench) {
+        if (o->warmup > 0 && (rc = step->advance(r->ctx, o->warmup, NULL))) return rc;
+        times = calloc((size_t)(o->steps > 0 ? o->steps : 1), sizeof *times);
+        if (!times) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    }
+    nb_progress prog;
+    nb_progress_start(&prog, step->name, o->steps);
+    for (int k = 0; k < o->steps; k++) {
+        rc = step->advance(r->ctx, 1, times ? &times[k] : NULL);
+        if (rc) { free(times); return rc; }
+        if (o->render_dir && (k + 1) % o->render_every == 0 && (rc = render_now(r))) {
+            free(times);
+            return rc;
+        }
+        nb_progress_update(&prog, k + 1);
+    }
+    nb_progress_end(&prog);
+    if (times) {
+        nb_bench_summarize(times, o->steps, bench);
+        free(times);
+    }
+    if ((rc = step->download(r->ctx, &r->st))) return rc;
+    if (o->check) {
+        int64_t n = r->st.n;
+        float *a = malloc((size_t)n * 3 * sizeof *a);
+        if (!a) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for --check");
+        rc = step->accel(r->ctx, a, a + n, a + 2 * n);
+        if (!rc) rc = nb_accel_errors(&r->st, o->eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, err);
+        free(a);
+        if (rc) return rc;
+        *checked = 1;
+        if (want_energy) {
+            energy[0] = e0;
+            energy[1] = nb_energy(&r->st, o->eps, NULL, NULL);
+        }
+    }
+    if (o->save && (rc = nb_state_write(o->save, &r->st))) return rc;
+    return NB_OK;
+}
+
+int nb_main(int argc, char **argv, const nb_step *step)
+{
+    nb_options o;
+    const char *prog = step->name;
+    int rc = nb_parse_options(argc, argv, step->options, prog, &o);
+    if (rc < 0) return 0;
+    if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
+
+    if (step->probe && (rc = step->probe(&o))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        return rc;
+    }
+    run_ctx r;
+    memset(&r, 0, sizeof r);
+    r.step = step;
+    r.o = &o;
+    if ((rc = nb_ic_load(o.ic, o.n, o.n_given, o.seed, &r.st))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        return rc;
+    }
+    o.n = r.st.n;
+    nb_bench bench;
+    nb_errstats err;
+    double energy[2] = { 0, 0 };
+    int checked = 0;
+    memset(&bench, 0, sizeof bench);
+    memset(&err, 0, sizeof err);
+    rc = run(&r, &bench, &err, &checked, energy);
+
+    nb_run_info info;
+    memset(&info, 0, sizeof info);
+    if (!rc) {
+        if (step->info) step->info(r.ctx, &info);
+        else { nb_cpu_model(info.device, sizeof info.device); info.sms = o.threads; }
+    }
+    nb_tolerance tol = nb_tolerance_for(step->tree, o.theta);
+    int pass = checked ? nb_within_tolerance(&err, &tol) : 1;
+
+    if (!rc && o.csv) {
+        if (o.csv_header) puts(NB_CSV_HEADER);
+        printf("%s,%lld,%d,", step->name, (long long)o.n, o.steps);
+        csv_text(stdout, o.ic);
+        printf(",%llu,%g,%g,", (unsigned long long)o.seed, o.dt, o.eps);
+        if (step->options & NB_OPT_THETA) printf("%g", o.theta);
+        printf(",%d,%d,", info.block, (step->options & NB_OPT_THREADS) ? o.threads : 0);
+        csv_text(stdout, info.device);
+        printf(",%d,%d,", info.sms, info.clock_mhz);
+        if (o.bench)
+            printf("%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", bench.force_med, bench.force_min,
+                   bench.step_med, bench.step_min, bench.interactions, bench.inter_per_s, bench.gflops);
+        else
+            printf(",,,,,,,");
+        if (checked) printf("%.3g,%.3g,%.3g,", err.median, err.p99, err.max);
+        else printf(",,,");
+        printf("%.0f,%lld,%d\n", info.device_bytes, (long long)info.tree_nodes, info.tree_depth);
+    } else if (!rc) {
+        printf("%s: %s\n", step->name, step->idea);
+        printf("  bodies %lld (%s, seed %llu), %d steps of dt %g, eps %g", (long long)o.n, o.ic,
+               (unsigned long long)o.seed, o.steps, o.dt, o.eps);
+        if (step->options & NB_OPT_THETA) printf(", theta %g", o.theta);
+        putchar('\n');
+        if (info.clock_mhz || info.block)
+            printf("  device %s (%d SMs, %d MHz), block %d, %.1f MiB on the device (%.0f B/body)\n",
+                   info.device, info.sms, info.clock_mhz, info.block, info.device_bytes / 1048576.0,
+                   info.device_bytes / (double)o.n);
+        else
+            printf("  cpu %s, %d thread%s\n", info.device, info.sms, info.sms == 1 ? "" : "s");
+        if (info.tree_nodes)
+            printf("  tree: %lld cells, depth %d\n", (long long)info.tree_nodes, info.tree_depth);
+        if (o.bench) {
+            printf("  bench: %d timed steps after %d warm-up step%s (%s)\n",
+                   bench.count, o.warmup, o.warmup == 1 ? "" : "s",
+                   step->probe ? "bodies stay on the device, copies excluded" : "host clock");
+            printf("    force  median %10.4f ms   min %10.4f ms\n", bench.force_med, bench.force_min);
+            printf("    step   median %10.4f ms   min %10.4f ms\n", bench.step_med, bench.step_min);
+            printf("    rate   %.4g interactions/step, %.4g G interactions/s, %.1f GFLOP/s "
+                   "(20 flops/interaction, median force time)\n",
+                   bench.interactions, bench.inter_per_s * 1e-9, bench.gflops);
+            if (step->report) step->report(r.ctx, stdout);
+        }
+        if (checked) {
+            printf("  check: %lld bodies vs double direct sum: median %.3g, p99 %.3g, max %.3g -> %s\n",
+                   (long long)err.count, err.median, err.p99, err.max, pass ? "PASS" : "FAIL");
+            printf("    tolerance: %s\n", tol.why);
+            if (energy[0] != 0)
+                printf("  energy: E0 %.9g, E %.9g, relative change %.3g\n", energy[0], energy[1],
+                       (energy[1] - energy[0]) / fabs(energy[0]));
+        }
+    }
+    if (r.ctx) step->destroy(r.ctx);
+    nb_state_free(&r.st);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        return rc;
+    }
+    if (!pass) {
+        fprintf(stderr, "%s: check failed: median %.3g, p99 %.3g, max %.3g exceed the tolerance (%s)\n",
+                prog, err.median, err.p99, err.max, tol.why);
+        return NB_EXIT_CHECK;
+    }
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* nb_error.h -- exit codes and the one-line error message every program prints.
+ *
+ * DESIGN.md section 3: 0 ok, 1 --check failed, 2 bad usage or bad input,
+ * 3 runtime failure (CUDA error, out of memory, I/O), 77 no usable CUDA
+ * device.  The kit adds 4: "this step is not implemented yet" (student kit).
+ * A failing function records one message with nb_fail() and returns its code;
+ * the driver prints "<program>: <message>" on stderr and exits with the code. */
+#ifndef NB_ERROR_H
+#define NB_ERROR_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    NB_OK          = 0,
+    NB_EXIT_CHECK  = 1,   /* --check: error past tolerance */
+    NB_EXIT_USAGE  = 2,   /* bad option, bad value, bad or missing input file */
+    NB_EXIT_RUNTIME = 3,  /* CUDA error, out of memory, I/O error */
+    NB_EXIT_TODO   = 4,   /* student kit: the step's solution is still blank */
+    NB_EXIT_NODEV  = 77   /* no usable CUDA device (automake's "skipped") */
+};
+
+/* Record a message (printf-style) and return code. Later calls overwrite. */
+int nb_fail(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+const char *nb_errmsg(void);   /* the last message, "" if none */
+int nb_errcode(void);          /* the last code, 0 if none */
+void nb_clear_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

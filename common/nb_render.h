@@ -1,0 +1,37 @@
+/* nb_render.h -- PNG frames of the system (--render DIR), with libpng.
+ *
+ * A frame is the projection of the bodies on the x-y plane, binned into a
+ * size x size image, mass per pixel shown on a logarithmic scale.  The view
+ * (centre, half width, colour scale) is fixed from the first frame for the
+ * whole run so frames can be compared.  Optional overlay: the edges of
+ * octree cells (step05 --render-tree), projected. */
+#ifndef NB_RENDER_H
+#define NB_RENDER_H
+#include <stdint.h>
+#include "nb_state.h"
+#include "nb_step.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nb_render_view {
+    double cx, cy;        /* centre of the image in simulation units */
+    double half;          /* half width of the image in simulation units */
+    double log_lo, log_hi;/* colour scale: log10 of pixel mass at black / white */
+    int    size;          /* pixels per side */
+} nb_render_view;
+
+/* Choose the view from the state (centre of mass, radius holding ~99% of
+ * the bodies, colour range) and create dir if needed.  NB_EXIT_RUNTIME if
+ * dir cannot be created. */
+int nb_render_setup(nb_render_view *v, const nb_state *s, int size, const char *dir);
+/* Write dir/frame_NNNNNN.png. cells may be NULL. NB_EXIT_RUNTIME on I/O error. */
+int nb_render_frame(const nb_render_view *v, const char *dir, int frame,
+                    const nb_state *s, const nb_cells *cells);
+/* The density image alone (size*size bytes, 0..255), for tests. */
+int nb_render_density(const nb_render_view *v, const nb_state *s, unsigned char *img);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

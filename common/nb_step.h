@@ -1,0 +1,78 @@
+/* nb_step.h -- the small interface each step fills in (DESIGN.md section 8).
+ *
+ * A step's source holds only its own idea: its data layout, its kernels and
+ * its allocate / copy / launch code.  Everything else -- options, initial
+ * conditions, the main loop, timing reports, --check, --save, frames -- is
+ * nb_main() in common/nb_driver.c, and the CUnit conformance suite drives the
+ * same interface.  Each step defines one `const nb_step nb_stepNN_x` and a
+ * main.c whose main() is one line. */
+#ifndef NB_STEP_H
+#define NB_STEP_H
+#include <stddef.h>
+#include <stdio.h>
+#include "nb_error.h"
+#include "nb_options.h"
+#include "nb_state.h"
+#include "nb_timer.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What --bench and --csv print about the machine and the method. */
+typedef struct nb_run_info {
+    char    device[128];      /* "NVIDIA H100 80GB HBM3" or the CPU model */
+    int     sms;              /* multiprocessors (GPU) or threads used (CPU) */
+    int     clock_mhz;        /* SM clock (GPU) or 0 */
+    int     block;            /* threads per block used, 0 on the CPU */
+    double  device_bytes;     /* device memory the step allocated, 0 on the CPU */
+    int64_t tree_nodes;       /* tree code: cells in the last tree, else 0 */
+    int     tree_depth;       /* tree code: depth of the last tree, else 0 */
+} nb_run_info;
+
+/* Octree cells for the tree overlay (--render-tree): cube centres and half
+ * sizes, count entries each, owned by the step (valid until the next call). */
+typedef struct nb_cells {
+    int64_t      count;
+    const float *cx, *cy, *cz, *half;
+} nb_cells;
+
+typedef struct nb_step {
+    const char *name;          /* "step03_float4" */
+    const char *idea;          /* one line: what this step adds */
+    unsigned    options;       /* NB_OPT_* bits the step accepts */
+    int         tree;          /* 1: tree code (its own tolerance, see nb_verify.h) */
+
+    /* GPU steps: 0 if a usable device is there for a run with options o
+     * (o may be NULL: the default options), else NB_EXIT_NODEV with the
+     * reason in nb_errmsg().  NULL: the step never needs a device. */
+    int  (*probe)(const nb_options *o);
+
+    /* Allocate, upload s, compute the accelerations of the initial positions. */
+    int  (*init)(void **ctx, const nb_state *s, const nb_options *o);
+    /* Recompute the accelerations of the current positions and copy them out
+     * (n floats each).  Does not change the state. */
+    int  (*accel)(void *ctx, float *ax, float *ay, float *az);
+    /* Run 'steps' leapfrog KDK steps.  times: NULL, or 'steps' records to fill. */
+    int  (*advance)(void *ctx, int steps, nb_step_time *times);
+    /* Copy the current state into s (allocated, s->n bodies). */
+    int  (*download)(void *ctx, nb_state *s);
+    /* Fill what --bench/--csv print; may be NULL. */
+    void (*info)(void *ctx, nb_run_info *info);
+    /* Extra --bench lines (per-kernel split, tree statistics); may be NULL. */
+    void (*report)(void *ctx, FILE *out);
+    /* Cells of the current tree (tree code only); may be NULL. */
+    int  (*cells)(void *ctx, nb_cells *out);
+    void (*destroy)(void *ctx);
+} nb_step;
+
+/* The whole program: parse, generate/load, run, bench, check, save, render.
+ * Returns the exit code (after printing one line on stderr if non-zero). */
+int nb_main(int argc, char **argv, const nb_step *step);
+
+/* The CPU model name, for nb_run_info.device on CPU steps. */
+void nb_cpu_model(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,187 @@
+/* nb_verify.c -- the independent references: double-precision direct sum,
+ * error statistics, energy, momentum, virial ratio, reference leapfrog.
+ * Everything here is plain double arithmetic without fast-math, so it is the
+ * yardstick for every float step. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nb_error.h"
+#include "nb_timer.h"
+#include "nb_verify.h"
+
+int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
+{
+    if (n <= max_samples) {
+        for (int64_t i = 0; i < n; i++) idx[i] = i;
+        return n;
+    }
+    /* Evenly spread over [0, n), first and last included. */
+    for (int64_t k = 0; k < max_samples; k++)
+        idx[k] = (int64_t)((double)k * (double)(n - 1) / (double)(max_samples - 1) + 0.5);
+    return max_samples;
+}
+
+void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                  double *ax, double *ay, double *az)
+{
+    const double eps2 = eps * eps;
+    const int64_t n = s->n;
+    #pragma omp parallel for schedule(dynamic, 4)
+    for (int64_t k = 0; k < count; k++) {
+        int64_t i = idx[k];
+        double xi = s->x[i], yi = s->y[i], zi = s->z[i];
+        double sx = 0, sy = 0, sz = 0;
+        for (int64_t j = 0; j < n; j++) {
+            double dx = (double)s->x[j] - xi, dy = (double)s->y[j] - yi, dz = (double)s->z[j] - zi;
+            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            double w = (double)s->m[j] / (r2 * sqrt(r2));
+            sx += dx * w; sy += dy * w; sz += dz * w;
+        }
+        ax[k] = sx; ay[k] = sy; az[k] = sz;
+    }
+}
+
+int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float *ay,
+                    const float *az, int64_t max_samples, nb_errstats *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t m = s->n < max_samples ? s->n : max_samples;
+    int64_t *idx = malloc((size_t)m * sizeof *idx);
+    double *r = malloc((size_t)m * 4 * sizeof *r);
+    if (!idx || !r) {
+        free(idx); free(r);
+        return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the reference (%lld samples)", (long long)m);
+    }
+    m = nb_ref_sample(s->n, max_samples, idx);
+    double *rx = r, *ry = r + m, *rz = r + 2 * m, *e = r + 3 * m;
+    nb_ref_accel(s, eps, idx, m, rx, ry, rz);
+    for (int64_t k = 0; k < m; k++) {
+        int64_t i = idx[k];
+        double dx = ax[i] - rx[k], dy = ay[i] - ry[k], dz = az[i] - rz[k];
+        double diff = sqrt(dx * dx + dy * dy + dz * dz);
+        double ref = sqrt(rx[k] * rx[k] + ry[k] * ry[k] + rz[k] * rz[k]);
+        double ek = ref > 0 ? diff / ref : diff;
+        if (!isfinite(ek)) { out->nonfinite++; ek = INFINITY; }
+        e[k] = ek;
+    }
+    out->count = m;
+    out->median = nb_percentile(e, m, 0.5);
+    out->p99 = nb_percentile(e, m, 0.99);
+    out->max = e[m - 1];                      /* sorted by nb_percentile */
+    free(idx); free(r);
+    return NB_OK;
+}
+
+int nb_within_tolerance(const nb_errstats *st, const nb_tolerance *tol)
+{
+    if (st->count <= 0 || st->nonfinite) return 0;
+    if (tol->median > 0 && !(st->median <= tol->median)) return 0;
+    if (tol->p99 > 0 && !(st->p99 <= tol->p99)) return 0;
+    if (tol->max > 0 && !(st->max <= tol->max)) return 0;
+    return 1;
+}
+
+nb_tolerance nb_tolerance_for(int tree, double theta)
+{
+    nb_tolerance t = { 0, 0, 0, NULL };
+    if (tree && theta > 0) {
+        t.median = NB_TOL_TREE_MEDIAN;
+        t.p99 = NB_TOL_TREE_P99;
+        t.why = "tree code at theta > 0: median <= 1e-3, p99 <= 1e-2 (monopole truncation error)";
+    } else {
+        t.max = NB_TOL_ALLPAIRS_MAX;
+        t.why = "all-pairs float32: max <= 1e-4 (float32 sums are ~1e-6..1e-5)";
+    }
+    return t;
+}
+
+double nb_energy(const nb_state *s, double eps, double *kin, double *pot)
+{
+    const int64_t n = s->n;
+    const double eps2 = eps * eps;
+    double k = 0, w = 0;
+    for (int64_t i = 0; i < n; i++)
+        k += 0.5 * s->m[i] * ((double)s->vx[i] * s->vx[i] + (double)s->vy[i] * s->vy[i] +
+                              (double)s->vz[i] * s->vz[i]);
+    #pragma omp parallel for reduction(+ : w) schedule(dynamic, 16)
+    for (int64_t i = 0; i < n; i++) {
+        double wi = 0, xi = s->x[i], yi = s->y[i], zi = s->z[i];
+        for (int64_t j = i + 1; j < n; j++) {
+            double dx = s->x[j] - xi, dy = s->y[j] - yi, dz = s->z[j] - zi;
+            wi += (double)s->m[j] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+        }
+        w -= s->m[i] * wi;
+    }
+    if (kin) *kin = k;
+    if (pot) *pot = w;
+    return k + w;
+}
+
+void nb_momentum(const nb_state *s, double p[3])
+{
+    p[0] = p[1] = p[2] = 0;
+    for (int64_t i = 0; i < s->n; i++) {
+        p[0] += (double)s->m[i] * s->vx[i];
+        p[1] += (double)s->m[i] * s->vy[i];
+        p[2] += (double)s->m[i] * s->vz[i];
+    }
+}
+
+double nb_momentum_scale(const nb_state *s)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < s->n; i++)
+        sum += (double)s->m[i] * sqrt((double)s->vx[i] * s->vx[i] + (double)s->vy[i] * s->vy[i] +
+                                      (double)s->vz[i] * s->vz[i]);
+    return sum;
+}
+
+double nb_virial_ratio(const nb_state *s, double eps)
+{
+    double k, w;
+    nb_energy(s, eps, &k, &w);
+    return w != 0 ? 2.0 * k / fabs(w) : 0.0;
+}
+
+int nb_ref_leapfrog(nb_state *s, double eps, double dt, int steps)
+{
+    const int64_t n = s->n;
+    double *b = malloc((size_t)n * 9 * sizeof *b);
+    if (!b) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    double *x = b, *y = b + n, *z = b + 2 * n, *vx = b + 3 * n, *vy = b + 4 * n, *vz = b + 5 * n;
+    double *ax = b + 6 * n, *ay = b + 7 * n, *az = b + 8 * n;
+    const double eps2 = eps * eps;
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = s->x[i]; y[i] = s->y[i]; z[i] = s->z[i];
+        vx[i] = s->vx[i]; vy[i] = s->vy[i]; vz[i] = s->vz[i];
+    }
+    for (int st = 0; st <= steps; st++) {
+        /* a(x), in double, from the double positions */
+        #pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            double sx = 0, sy = 0, sz = 0;
+            for (int64_t j = 0; j < n; j++) {
+                double dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
+                double r2 = dx * dx + dy * dy + dz * dz + eps2;
+                double w = (double)s->m[j] / (r2 * sqrt(r2));
+                sx += dx * w; sy += dy * w; sz += dz * w;
+            }
+            ax[i] = sx; ay[i] = sy; az[i] = sz;
+        }
+        if (st > 0)
+            for (int64_t i = 0; i < n; i++) {           /* closing kick */
+                vx[i] += 0.5 * dt * ax[i]; vy[i] += 0.5 * dt * ay[i]; vz[i] += 0.5 * dt * az[i];
+            }
+        if (st == steps) break;
+        for (int64_t i = 0; i < n; i++) {               /* kick, drift */
+            vx[i] += 0.5 * dt * ax[i]; vy[i] += 0.5 * dt * ay[i]; vz[i] += 0.5 * dt * az[i];
+            x[i] += dt * vx[i]; y[i] += dt * vy[i]; z[i] += dt * vz[i];
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        s->x[i] = (float)x[i]; s->y[i] = (float)y[i]; s->z[i] = (float)z[i];
+        s->vx[i] = (float)vx[i]; s->vy[i] = (float)vy[i]; s->vz[i] = (float)vz[i];
+    }
+    free(b);
+    return NB_OK;
+}

@@ -1,0 +1,72 @@
+/* nb_verify.h -- the independent references every test and --check use.
+ *
+ * Double-precision direct sum on the CPU (OpenMP over targets), per-body
+ * relative error statistics, and diagnostics: total energy, momentum,
+ * virial ratio, all in double precision. */
+#ifndef NB_VERIFY_H
+#define NB_VERIFY_H
+#include <stdint.h>
+#include "nb_state.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Default number of sampled target bodies for large N (DESIGN.md section 5). */
+#define NB_REF_SAMPLES 1024
+
+/* Tolerances (DESIGN.md section 5), with their reasons:
+ * all-pairs float32: max relative error 1e-4 for N <= 65536 -- float32
+ *   summation of N terms with rsqrt gives ~1e-6..1e-5; 1e-4 leaves a
+ *   margin of 10x and still catches any wrong term (a missing or doubled
+ *   body changes a_i by ~1/N >= 1.5e-5 relative... and typically far more);
+ * tree code at theta = 0.5: median 1e-3, 99th percentile 1e-2 -- the
+ *   multipole (monopole) truncation error of Barnes-Hut at theta = 0.5 is
+ *   1e-4..1e-3 for typical bodies (Barnes & Hut 1989; Hernquist 1987). */
+#define NB_TOL_ALLPAIRS_MAX  1e-4
+#define NB_TOL_TREE_MEDIAN   1e-3
+#define NB_TOL_TREE_P99      1e-2
+
+typedef struct nb_errstats {
+    int64_t count;                 /* bodies compared */
+    double  median, p99, max;      /* of e_i = |a_i - a_ref,i| / |a_ref,i| */
+    int64_t nonfinite;             /* a_i that were NaN or inf (count as e_i = inf) */
+} nb_errstats;
+
+typedef struct nb_tolerance {
+    double median, p99, max;       /* a bound <= 0 is not checked */
+    const char *why;
+} nb_tolerance;
+
+/* Evenly spread sample of target indices: all of them when n <= max_samples.
+ * idx must hold min(n, max_samples) entries; returns the count. */
+int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx);
+
+/* a_ref for targets idx[0..count) against all n sources, double precision. */
+void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                  double *ax, double *ay, double *az);
+
+/* Compare float accelerations (all n of them) with the reference on a sample
+ * of at most max_samples targets. NB_EXIT_RUNTIME only on allocation failure.
+ * If |a_ref,i| == 0 (e.g. N = 1) the absolute error |a_i| is used. */
+int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float *ay,
+                    const float *az, int64_t max_samples, nb_errstats *out);
+
+/* Is st within tol?  Returns 1 if it is. */
+int nb_within_tolerance(const nb_errstats *st, const nb_tolerance *tol);
+/* The tolerance for all-pairs steps (tree = 0) or for the tree code at theta. */
+nb_tolerance nb_tolerance_for(int tree, double theta);
+
+/* E = K + W in double (O(N^2), OpenMP); kin/pot may be NULL. */
+double nb_energy(const nb_state *s, double eps, double *kin, double *pot);
+void   nb_momentum(const nb_state *s, double p[3]);
+/* Sum of m_i |v_i|: the scale against which momentum drift is measured. */
+double nb_momentum_scale(const nb_state *s);
+double nb_virial_ratio(const nb_state *s, double eps);     /* 2K / |W| */
+
+/* Double-precision leapfrog KDK on a copy (reference trajectories for tests). */
+int nb_ref_leapfrog(nb_state *s, double eps, double dt, int steps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+# common/step.mk -- the build of one step, included by each step's Makefile:
+#
+#   STEP    := step02_naive        # directory name = runner name
+#   C_SRCS  := main.c              # host C sources (main.c holds main())
+#   CU_SRCS := naive.cu            # CUDA sources (GPU steps)
+#   FORCE_SRCS :=                  # C sources built with FORCE_CFLAGS too
+#   include ../common/step.mk
+#
+# Targets: all (nbody), check (build and run this step's CUnit runner),
+# libstep.a (everything but main.o, linked into the test runner), clean.
+include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
+
+IMPL_OBJS := $(filter-out main.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
+LIBS      := $(COMMON_LIB)
+ifneq ($(strip $(CU_SRCS)),)
+LIBS      += $(CUDA_COMMON_LIB)
+EXTRA_LIBS := $(CUDA_LIBS) -lstdc++
+endif
+# PNG frames come with common/ (nb_render.c).
+EXTRA_LIBS += $(PNG_LIBS)
+
+.PHONY: all check clean common
+all: nbody
+
+nbody: main.o libstep.a $(LIBS)
+	$(CC) $(CFLAGS) -o $@ main.o libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
+
+libstep.a: $(IMPL_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(COMMON_LIB) $(CUDA_COMMON_LIB): common
+common:
+	@$(MAKE) --no-print-directory -C $(TOP_DIR)/common $(if $(strip $(CU_SRCS)),all,host)
+
+$(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile
+	$(CC) $(CFLAGS) $(FORCE_CFLAGS) -c -o $@ $<
+
+%.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+%.o: %.cu $(wildcard $(TOP_DIR)/common/*.h) Makefile
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+check: nbody
+	@$(MAKE) --no-print-directory -C $(TOP_DIR)/tests run_$(STEP)
+	cd $(TOP_DIR)/tests && ./run_$(STEP)
+
+clean:
+	rm -f nbody main.o libstep.a $(IMPL_OBJS)

@@ -1,0 +1,45 @@
+/* nb_grade.h -- the grading harness on top of CUnit.
+ *
+ * Each runner registers suites of tests with points, then nb_grade_main()
+ * runs them with CUnit and prints one line per test with its points, a score
+ * for the runner and a CUnit-style summary; it writes the per-test results to
+ * tests/results/<runner>.tsv (read by `make check-all` for the points table)
+ * and CUnit's automated XML report tests/results/<runner>-Results.xml.
+ *
+ * Pass/fail comes from CUnit's failure records, never from CU_get_error().
+ * A suite registered with a skip reason (e.g. no CUDA device) is inactive:
+ * its tests print "SKIPPED (<reason>)", earn no points and are never counted
+ * as passed (CU_set_fail_on_inactive(CU_FALSE) keeps them from failing). */
+#ifndef NB_GRADE_H
+#define NB_GRADE_H
+#include <CUnit/CUnit.h>
+#include "nb_step.h"
+
+typedef struct nb_test {
+    const char *name;
+    CU_TestFunc fn;
+    int         points;
+} nb_test;
+#define NB_TEST_END { NULL, NULL, 0 }
+
+/* Register a suite; skip_reason NULL = active. Returns 0 or -1. */
+int nb_grade_suite(const char *name, const nb_test *tests, const char *skip_reason);
+/* NULL if the step can run here, else "no CUDA device: <reason>" (static). */
+const char *nb_grade_gpu_skip(const nb_step *step);
+/* Run everything; returns the exit status (0 all passed, 1 some failed). */
+int nb_grade_main(const char *runner, int argc, char **argv);
+
+/* The conformance suite, generic over a step (tests/suite_conformance.c):
+ * accelerations vs the reference, momentum, energy drift, determinism,
+ * --check, bad input.  binary: path of the step's nbody program. */
+void nb_conformance_register(const nb_step *step, const char *binary);
+/* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c). */
+void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference);
+
+/* Suites of the common runner. */
+void nb_suite_common_register(void);   /* options, RNG, IC, references, I/O */
+void nb_suite_harness_register(void);  /* the harness itself (fake no-device) */
+void nb_suite_render_register(void);   /* PNG frames (issue 6) */
+void nb_suite_tipsy_register(void);    /* TIPSY reader/writer (issue 6) */
+
+#endif
