@@ -1,0 +1,327 @@
+/* nb_tipsy.c -- TIPSY binary snapshots (--ic file.bin, --ic tipsy:FILE).
+ *
+ * The format of the CUDA samples' n-body demo and of the GPU tree codes:
+ *
+ *   header, 32 bytes:  double time; int32 nbodies, ndim, nsph, ndark, nstar;
+ *                      4 pad bytes
+ *   nsph  gas  particles, 48 bytes: mass, pos[3], vel[3], rho, temp, hsmooth,
+ *                                   metals, phi
+ *   ndark dark particles, 36 bytes: mass, pos[3], vel[3], eps, phi
+ *   nstar star particles, 44 bytes: mass, pos[3], vel[3], metals, tform, eps, phi
+ *
+ * all numbers float32 except time.  The programs that write it dump their
+ * structs, so the usual byte order is little-endian; the classic tipsy tools
+ * write the same layout through XDR, i.e. big-endian.  The byte order is
+ * found from the header: the one in which the counts make sense
+ * (all >= 0, nbodies = nsph + ndark + nstar, 1 <= ndim <= 3) and, if both
+ * do, the one whose particle counts match the size of the file.  Bytes are
+ * decoded explicitly, so the code is the same on any host.
+ *
+ * Reading is strict: the file size must be exactly what the header says
+ * (shorter = truncated, longer = wrong counts or not TIPSY), ndim must be 3,
+ * masses must be finite and >= 0, positions and velocities finite.  Every
+ * refusal is NB_EXIT_USAGE with one message naming the file.
+ *
+ * Gas: the kit has gravity only, so gas particles are read as bodies like the
+ * others (their mass, position and velocity; rho, temp, hsmooth, metals, phi
+ * are ignored).  Bodies come in file order: gas, dark, star.  Dropping them
+ * instead would silently lose mass and change the dynamics.
+ *
+ * Writing (nb_tipsy_write) produces nbodies = ndark = n, nsph = nstar = 0,
+ * time 0, dark particles with eps = 0 and phi = 0, little-endian or, with
+ * big_endian != 0, the XDR byte order. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nb_error.h"
+#include "nb_io.h"
+#include "nb_options.h"
+#include "nb_state.h"
+
+#define TIPSY_HEADER 32
+#define TIPSY_GAS    48   /* 12 floats */
+#define TIPSY_DARK   36   /*  9 floats */
+#define TIPSY_STAR   44   /* 11 floats */
+#define TIPSY_CHUNK  4096 /* particles per read/write */
+
+typedef struct tipsy_header {
+    double  time;
+    int64_t nbodies, ndim, nsph, ndark, nstar;   /* decoded int32 */
+} tipsy_header;
+
+/* ---- explicit byte order ---------------------------------------------- */
+
+static uint32_t get_u32(const unsigned char *p, int big)
+{
+    if (big)
+        return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static void put_u32(unsigned char *p, uint32_t v, int big)
+{
+    for (int k = 0; k < 4; k++) {
+        int shift = big ? 24 - 8 * k : 8 * k;
+        p[k] = (unsigned char)(v >> shift);
+    }
+}
+
+static int32_t get_i32(const unsigned char *p, int big)
+{
+    uint32_t u = get_u32(p, big);
+    int32_t v;
+    memcpy(&v, &u, 4);          /* two's complement on every host we target */
+    return v;
+}
+
+static float get_f32(const unsigned char *p, int big)
+{
+    uint32_t u = get_u32(p, big);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void put_f32(unsigned char *p, float f, int big)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(p, u, big);
+}
+
+static double get_f64(const unsigned char *p, int big)
+{
+    uint64_t hi = get_u32(p + (big ? 0 : 4), big), lo = get_u32(p + (big ? 4 : 0), big);
+    uint64_t u = hi << 32 | lo;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+static void put_f64(unsigned char *p, double d, int big)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    put_u32(p + (big ? 0 : 4), (uint32_t)(u >> 32), big);
+    put_u32(p + (big ? 4 : 0), (uint32_t)u, big);
+}
+
+/* ---- header ------------------------------------------------------------ */
+
+static void decode_header(const unsigned char *b, int big, tipsy_header *h)
+{
+    h->time    = get_f64(b, big);
+    h->nbodies = get_i32(b + 8, big);
+    h->ndim    = get_i32(b + 12, big);
+    h->nsph    = get_i32(b + 16, big);
+    h->ndark   = get_i32(b + 20, big);
+    h->nstar   = get_i32(b + 24, big);
+}
+
+/* Counts that make sense in this byte order. */
+static int header_plausible(const tipsy_header *h)
+{
+    return h->nbodies >= 0 && h->nsph >= 0 && h->ndark >= 0 && h->nstar >= 0 &&
+           h->nbodies == h->nsph + h->ndark + h->nstar &&
+           h->ndim >= 1 && h->ndim <= 3 && !isnan(h->time);
+}
+
+static int64_t expected_size(const tipsy_header *h)
+{
+    return TIPSY_HEADER + TIPSY_GAS * h->nsph + TIPSY_DARK * h->ndark + TIPSY_STAR * h->nstar;
+}
+
+/* Read the header of an open file of 'size' bytes and pick the byte order.
+ * Returns 1 (and *h, *big) if it looks like TIPSY, else 0. */
+static int probe_header(FILE *f, int64_t size, tipsy_header *h, int *big)
+{
+    unsigned char b[TIPSY_HEADER];
+    if (size < TIPSY_HEADER || fread(b, 1, TIPSY_HEADER, f) != TIPSY_HEADER)
+        return 0;
+    tipsy_header le, be;
+    decode_header(b, 0, &le);
+    decode_header(b, 1, &be);
+    int ok_le = header_plausible(&le), ok_be = header_plausible(&be);
+    if (ok_le && ok_be) {               /* both make sense: trust the file size */
+        if (expected_size(&be) == size && expected_size(&le) != size)
+            ok_le = 0;
+    }
+    if (ok_le) { *h = le; *big = 0; return 1; }
+    if (ok_be) { *h = be; *big = 1; return 1; }
+    return 0;
+}
+
+static int file_size(FILE *f, int64_t *size)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    *size = (int64_t)st.st_size;
+    return 0;
+}
+
+int nb_tipsy_is_tipsy(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int64_t size;
+    tipsy_header h;
+    int big, yes = file_size(f, &size) == 0 && probe_header(f, size, &h, &big);
+    fclose(f);
+    return yes;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* Read 'count' particles of 'rec' bytes each into s starting at body 'first'.
+ * Layout shared by all three kinds: mass, pos[3], vel[3] come first. */
+static int read_block(FILE *f, const char *path, int big, int64_t count, int rec,
+                      const char *kind, int64_t first, nb_state *s, unsigned char *buf)
+{
+    for (int64_t done = 0; done < count;) {
+        int64_t k = count - done < TIPSY_CHUNK ? count - done : TIPSY_CHUNK;
+        if (fread(buf, (size_t)rec, (size_t)k, f) != (size_t)k)
+            return nb_fail(NB_EXIT_USAGE, "%s: TIPSY file shorter than its header says "
+                           "(read error in the %s particles): truncated file", path, kind);
+        for (int64_t j = 0; j < k; j++) {
+            const unsigned char *p = buf + j * rec;
+            int64_t i = first + done + j;
+            float v[7];
+            for (int c = 0; c < 7; c++)
+                v[c] = get_f32(p + 4 * c, big);
+            for (int c = 0; c < 7; c++)
+                if (!isfinite(v[c]))
+                    return nb_fail(NB_EXIT_USAGE, "%s: %s particle %lld has a non-finite %s",
+                                   path, kind, (long long)(done + j),
+                                   c == 0 ? "mass" : c < 4 ? "position" : "velocity");
+            if (v[0] < 0.0f)
+                return nb_fail(NB_EXIT_USAGE, "%s: %s particle %lld has negative mass %g",
+                               path, kind, (long long)(done + j), (double)v[0]);
+            s->m[i] = v[0];
+            s->x[i] = v[1];  s->y[i] = v[2];  s->z[i] = v[3];
+            s->vx[i] = v[4]; s->vy[i] = v[5]; s->vz[i] = v[6];
+        }
+        done += k;
+    }
+    return 0;
+}
+
+int nb_tipsy_read(const char *path, nb_state *s)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return nb_fail(NB_EXIT_USAGE, "cannot open TIPSY file %s: %s", path, strerror(errno));
+    int64_t size;
+    if (file_size(f, &size) != 0) {
+        fclose(f);
+        return nb_fail(NB_EXIT_USAGE, "%s: not a regular file", path);
+    }
+    tipsy_header h;
+    int big;
+    if (!probe_header(f, size, &h, &big)) {
+        fclose(f);
+        if (size < TIPSY_HEADER)
+            return nb_fail(NB_EXIT_USAGE, "%s: not a TIPSY file: %lld bytes, shorter than "
+                           "the 32-byte header", path, (long long)size);
+        return nb_fail(NB_EXIT_USAGE, "%s: not a TIPSY file: the header's particle counts "
+                       "make no sense in either byte order", path);
+    }
+    int rc = 0;
+    int64_t want = expected_size(&h);
+    if (h.ndim != 3)
+        rc = nb_fail(NB_EXIT_USAGE, "%s: TIPSY file has ndim = %lld; only 3-D snapshots "
+                     "are supported", path, (long long)h.ndim);
+    else if (h.nbodies < 1)
+        rc = nb_fail(NB_EXIT_USAGE, "%s: TIPSY file holds no particles", path);
+    else if (h.nbodies > NB_MAX_N)
+        rc = nb_fail(NB_EXIT_USAGE, "%s: TIPSY file holds %lld particles, more than the "
+                     "kit's limit %lld", path, (long long)h.nbodies, (long long)NB_MAX_N);
+    else if (size < want)
+        rc = nb_fail(NB_EXIT_USAGE, "%s: truncated TIPSY file: the header says %lld gas + "
+                     "%lld dark + %lld star particles (%lld bytes) but the file has %lld bytes",
+                     path, (long long)h.nsph, (long long)h.ndark, (long long)h.nstar,
+                     (long long)want, (long long)size);
+    else if (size > want)
+        rc = nb_fail(NB_EXIT_USAGE, "%s: TIPSY header counts do not match the file: "
+                     "%lld gas + %lld dark + %lld star particles make %lld bytes but the "
+                     "file has %lld (%lld extra)", path, (long long)h.nsph,
+                     (long long)h.ndark, (long long)h.nstar, (long long)want,
+                     (long long)size, (long long)(size - want));
+    if (rc) {
+        fclose(f);
+        return rc;
+    }
+    unsigned char *buf = malloc((size_t)TIPSY_CHUNK * TIPSY_GAS);
+    if (!buf) {
+        fclose(f);
+        return nb_fail(NB_EXIT_RUNTIME, "out of memory reading %s", path);
+    }
+    rc = nb_state_alloc(s, h.nbodies);
+    if (!rc)
+        rc = read_block(f, path, big, h.nsph, TIPSY_GAS, "gas", 0, s, buf);
+    if (!rc)
+        rc = read_block(f, path, big, h.ndark, TIPSY_DARK, "dark", h.nsph, s, buf);
+    if (!rc)
+        rc = read_block(f, path, big, h.nstar, TIPSY_STAR, "star", h.nsph + h.ndark, s, buf);
+    free(buf);
+    fclose(f);
+    if (rc)
+        nb_state_free(s);
+    return rc;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+int nb_tipsy_write(const char *path, const nb_state *s, int big_endian)
+{
+    int big = big_endian != 0;
+    if (s->n < 1 || s->n > INT32_MAX)
+        return nb_fail(NB_EXIT_USAGE, "cannot write %lld bodies to TIPSY file %s",
+                       (long long)s->n, path);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return nb_fail(NB_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+    unsigned char hdr[TIPSY_HEADER];
+    memset(hdr, 0, sizeof hdr);
+    put_f64(hdr, 0.0, big);
+    put_u32(hdr + 8, (uint32_t)s->n, big);    /* nbodies */
+    put_u32(hdr + 12, 3, big);                /* ndim */
+    put_u32(hdr + 16, 0, big);                /* nsph */
+    put_u32(hdr + 20, (uint32_t)s->n, big);   /* ndark */
+    put_u32(hdr + 24, 0, big);                /* nstar; then 4 pad bytes of 0 */
+    int ok = fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr;
+    unsigned char *buf = malloc((size_t)TIPSY_CHUNK * TIPSY_DARK);
+    if (!buf) {
+        fclose(f);
+        return nb_fail(NB_EXIT_RUNTIME, "out of memory writing %s", path);
+    }
+    for (int64_t done = 0; ok && done < s->n;) {
+        int64_t k = s->n - done < TIPSY_CHUNK ? s->n - done : TIPSY_CHUNK;
+        for (int64_t j = 0; j < k; j++) {
+            int64_t i = done + j;
+            const float v[9] = { s->m[i], s->x[i], s->y[i], s->z[i],
+                                 s->vx[i], s->vy[i], s->vz[i], 0.0f, 0.0f };  /* eps, phi */
+            for (int c = 0; c < 9; c++)
+                put_f32(buf + j * TIPSY_DARK + 4 * c, v[c], big);
+        }
+        ok = fwrite(buf, TIPSY_DARK, (size_t)k, f) == (size_t)k;
+        done += k;
+    }
+    free(buf);
+    int err = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok)
+        return nb_fail(NB_EXIT_RUNTIME, "error writing %s: %s", path,
+                       err ? strerror(err) : "short write");
+    return 0;
+}
