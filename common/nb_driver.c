@@ -134,16 +134,18 @@ int nb_main(int argc, char **argv, const nb_step *step)
     if (rc < 0) return 0;
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
 
-    if (step->probe && (rc = step->probe(&o))) {
-        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
-        return rc;
-    }
+    /* Input first (a bad file is exit 2 on every machine), then the device. */
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.step = step;
     r.o = &o;
     if ((rc = nb_ic_load(o.ic, o.n, o.n_given, o.seed, &r.st))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        return rc;
+    }
+    if (step->probe && (rc = step->probe(&o))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        nb_state_free(&r.st);
         return rc;
     }
     o.n = r.st.n;

@@ -1,0 +1,49 @@
+# nbody-lab -- top-level Makefile (see README.md)
+#   make             build every step that exists
+#   make run         build and run every step this machine can run (the main job)
+#   make check-all   build and run every CUnit runner; points table and total
+#   make bench | tables | plots | profile | sanitize | movie | student-kit
+#   make diff STEP=03   what step 03 changes relative to step 02
+#   make clean
+# Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root)
+STEPS := $(patsubst %/Makefile,%,$(sort $(wildcard step0*/Makefile)))
+export CUNIT_PREFIX
+
+.PHONY: all run check-all deps deps-test sanitize diff clean $(STEPS)
+all: deps $(STEPS)
+
+$(STEPS):
+	@$(MAKE) --no-print-directory -C $@
+
+deps:
+	@scripts/ensure_deps.sh png
+deps-test:
+	@scripts/ensure_deps.sh png cunit
+
+run: all
+	@scripts/run.sh $(STEPS)
+
+check-all: deps-test all
+	@rm -rf tests/results && mkdir -p tests/results
+	@printf '%s\n' common $(STEPS) > tests/results/.expected
+	@$(MAKE) --no-print-directory -C tests run_common $(addprefix run_,$(STEPS))
+	@status=0; for r in common $(STEPS); do \
+	  (cd tests && timeout 3600 ./run_$$r) || status=1; done; \
+	scripts/grade_table.sh tests/results || status=1; exit $$status
+
+sanitize: all
+	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS))
+
+# make diff STEP=03: the lesson of step 03 is its diff to step 02
+STEP ?= 03
+diff:
+	@cur=$$(ls -d step$(STEP)_* 2>/dev/null | head -1); \
+	 prev=$$(ls -d step$$(printf '%02d' $$((10#$(STEP) - 1)))_* 2>/dev/null | head -1); \
+	 if [ -z "$$cur" ] || [ -z "$$prev" ]; then echo "make diff: no step $(STEP) or no step before it" >&2; exit 2; fi; \
+	 diff -ru -x '*.o' -x '*.a' -x nbody -x Makefile $$prev $$cur || true
+
+-include scripts/targets.mk
+
+clean:
+	@for d in common tests $(STEPS); do $(MAKE) --no-print-directory -C $$d clean; done
+	rm -rf dist

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# scripts/run.sh STEP... -- the main job: run every step on the same Plummer
+# sphere with --check, say which steps were skipped and why.
+# Exit 0 when every step ran and passed or was skipped for want of a GPU.
+set -uo pipefail
+n=${N:-4096}
+status=0; ran=(); skipped=()
+for s in "$@"; do
+  [ -x "$s/nbody" ] || { echo "== $s: not built"; status=1; continue; }
+  echo "== $s: $s/nbody -n $n -s 10 --check --bench"
+  err=$(mktemp)
+  "$s/nbody" -n "$n" -s 10 --check --bench 2>"$err"; rc=$?
+  msg=$(cat "$err"); rm -f "$err"
+  case $rc in
+    0) ran+=("$s") ;;
+    77) skipped+=("$s ($msg)"); echo "   skipped: $msg" ;;
+    4) skipped+=("$s (not implemented yet)"); echo "   $msg" ;;
+    *) echo "   FAILED (exit $rc): $msg"; status=1 ;;
+  esac
+done
+echo
+echo "ran: ${ran[*]:-none}"
+for s in "${skipped[@]}"; do echo "skipped: $s"; done
+exit $status

@@ -1,0 +1,115 @@
+/* nb_testutil.c -- helpers shared by the test suites (see nb_testutil.h). */
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "nb_ic.h"
+#include "nb_testutil.h"
+
+const char *nb_t_tmpfile(int slot, const char *suffix)
+{
+    static char paths[4][256];
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    snprintf(paths[slot & 3], sizeof paths[0], "%s/nbtest_%d_%d%s", dir, (int)getpid(), slot & 3,
+             suffix ? suffix : "");
+    return paths[slot & 3];
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+    if (!buf || !len) return;
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t got = fread(buf, 1, len - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+}
+
+int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_s)
+{
+    char po[600], pe[600];
+    snprintf(po, sizeof po, "%s", nb_t_tmpfile(2, ".out"));
+    snprintf(pe, sizeof pe, "%s", nb_t_tmpfile(3, ".err"));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fi = open("/dev/null", O_RDONLY);
+        if (fo < 0 || fe < 0 || fi < 0) _exit(126);
+        dup2(fi, 0); dup2(fo, 1); dup2(fe, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    double waited = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0) return -1;
+        if (waited > timeout_s) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        struct timespec ts = { 0, 5000000 };
+        nanosleep(&ts, NULL);
+        waited += 0.005;
+    }
+    slurp(po, out, outlen);
+    slurp(pe, err, errlen);
+    unlink(po);
+    unlink(pe);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
+int nb_t_count_lines(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; *p; p++)
+        if (*p == '\n') n++;
+    if (*s && s[strlen(s) - 1] != '\n') n++;
+    return n;
+}
+
+int nb_t_model(const char *ic, int64_t n, uint64_t seed, nb_state *s)
+{
+    return nb_ic_generate(ic, n, seed, s);
+}
+
+int nb_t_step_accel(const nb_step *step, const nb_state *s, const nb_options *o,
+                    float **ax, float **ay, float **az)
+{
+    void *ctx = NULL;
+    *ax = malloc((size_t)s->n * sizeof(float));
+    *ay = malloc((size_t)s->n * sizeof(float));
+    *az = malloc((size_t)s->n * sizeof(float));
+    if (!*ax || !*ay || !*az) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    /* poison the host buffers: an unwritten element fails the comparison */
+    for (int64_t i = 0; i < s->n; i++) (*ax)[i] = (*ay)[i] = (*az)[i] = NAN;
+    int rc = step->init(&ctx, s, o);
+    if (!rc) rc = step->accel(ctx, *ax, *ay, *az);
+    if (ctx) step->destroy(ctx);
+    return rc;
+}
+
+int nb_t_step_run(const nb_step *step, nb_state *s, const nb_options *o, int steps)
+{
+    void *ctx = NULL;
+    int rc = step->init(&ctx, s, o);
+    if (!rc) rc = step->advance(ctx, steps, NULL);
+    if (!rc) rc = step->download(ctx, s);
+    if (ctx) step->destroy(ctx);
+    return rc;
+}

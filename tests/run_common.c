@@ -1,0 +1,17 @@
+/* run_common.c -- the CUnit runner for common/ and the harness. */
+#include <string.h>
+#include "nb_grade.h"
+
+extern const char *nb_harness_self;
+int nb_harness_selftest(const char *mode);
+
+int main(int argc, char **argv)
+{
+    nb_harness_self = argv[0];
+    if (argc > 1 && !strncmp(argv[1], "--selftest-", 11)) return nb_harness_selftest(argv[1]);
+    nb_suite_common_register();
+    nb_suite_harness_register();
+    nb_suite_tipsy_register();
+    nb_suite_render_register();
+    return nb_grade_main("common", argc, argv);
+}

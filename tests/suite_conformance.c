@@ -1,0 +1,309 @@
+/* suite_conformance.c -- the conformance suite, written once, run on every
+ * step (DESIGN.md section 7).  Two suites:
+ *   conformance  physics through the nb_step interface (needs the step's
+ *                device: inactive and SKIPPED without one);
+ *   cli          the step's program: bad input refused, help, no device.
+ *
+ * Bounds and why:
+ *  - accelerations: the step's tolerance, nb_tolerance_for() (nb_verify.h);
+ *  - momentum: forces are pairwise antisymmetric, so total momentum is
+ *    conserved up to float rounding of the force sums.  After 100 steps the
+ *    drift |P - P0| must stay below 1e-5 of sum m|v| for all-pairs steps.
+ *    A Barnes-Hut force is not antisymmetric (a body and a cell do not see
+ *    each other the same way): its bound is 1e-3 (theta = 0.5);
+ *  - energy: leapfrog is symplectic, so on a short Plummer run without close
+ *    encounters (N = 2048, eps = 0.05, dt = 1e-3, 100 steps) |dE/E| stays
+ *    near the O(dt^2) level; the bound is 1e-5 (measured on step01: ~1e-7).
+ *    The tree code's force errors do work on the system: bound 1e-3. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "nb_grade.h"
+#include "nb_ic.h"
+#include "nb_io.h"
+#include "nb_testutil.h"
+#include "nb_verify.h"
+
+static const nb_step *S;
+static const char *BIN;
+
+static nb_options opts(int64_t n)
+{
+    nb_options o;
+    nb_options_default(&o);
+    o.n = n;
+    o.threads = 2;
+    return o;
+}
+
+static void accel_case(const char *ic, int64_t n, uint64_t seed)
+{
+    nb_state s;
+    nb_options o = opts(n);
+    CU_ASSERT_FATAL(nb_ic_generate(ic, n, seed, &s) == 0);
+    float *ax = NULL, *ay = NULL, *az = NULL;
+    int rc = nb_t_step_accel(S, &s, &o, &ax, &ay, &az);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc == 0) {
+        nb_errstats e;
+        CU_ASSERT_FATAL(nb_accel_errors(&s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
+        nb_tolerance tol = nb_tolerance_for(S->tree, o.theta);
+        CU_ASSERT(nb_within_tolerance(&e, &tol));
+        if (!nb_within_tolerance(&e, &tol))
+            printf("       N=%lld: median %.3g p99 %.3g max %.3g nonfinite %lld (%s)\n", (long long)n,
+                   e.median, e.p99, e.max, (long long)e.nonfinite, tol.why);
+    }
+    free(ax); free(ay); free(az);
+    nb_state_free(&s);
+}
+
+static void t_accel_n1(void) { accel_case("plummer", 1, 11); }
+static void t_accel_n2(void) { accel_case("plummer", 2, 12); }
+static void t_accel_n3(void) { accel_case("cube", 3, 13); }
+static void t_accel_n1000(void) { accel_case("plummer", 1000, 14); }
+static void t_accel_n4097(void) { accel_case("disk", 4097, 15); }
+static void t_accel_n65536(void) { accel_case("plummer", 65536, 16); }
+
+static void t_momentum(void)
+{
+    nb_state s;
+    nb_options o = opts(1024);
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 1024, 21, &s) == 0);
+    double p0[3], p1[3];
+    nb_momentum(&s, p0);
+    double scale = nb_momentum_scale(&s);
+    CU_ASSERT_FATAL(nb_t_step_run(S, &s, &o, 100) == 0);
+    nb_momentum(&s, p1);
+    double d = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
+                    (p1[2] - p0[2]) * (p1[2] - p0[2])) / scale;
+    double bound = S->tree ? 1e-3 : 1e-5;
+    printf("       momentum drift %.3g of sum m|v| (bound %.0e)\n", d, bound);
+    CU_ASSERT(d < bound);
+    nb_state_free(&s);
+}
+
+static void t_energy(void)
+{
+    nb_state s;
+    nb_options o = opts(2048);
+    o.eps = 0.05;
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 2048, 22, &s) == 0);
+    double e0 = nb_energy(&s, o.eps, NULL, NULL);
+    CU_ASSERT_FATAL(nb_t_step_run(S, &s, &o, 100) == 0);
+    double e1 = nb_energy(&s, o.eps, NULL, NULL);
+    double drift = fabs((e1 - e0) / e0);
+    double bound = S->tree ? 1e-3 : 1e-5;
+    printf("       energy drift %.3g (bound %.0e)\n", drift, bound);
+    CU_ASSERT(drift < bound);
+    nb_state_free(&s);
+}
+
+static int same_bits(const nb_state *a, const nb_state *b)
+{
+    size_t bytes = (size_t)a->n * sizeof(float);
+    return a->n == b->n && !memcmp(a->x, b->x, bytes) && !memcmp(a->y, b->y, bytes) &&
+           !memcmp(a->z, b->z, bytes) && !memcmp(a->vx, b->vx, bytes) &&
+           !memcmp(a->vy, b->vy, bytes) && !memcmp(a->vz, b->vz, bytes);
+}
+
+static void t_deterministic(void)
+{
+    nb_state a, b, c;
+    nb_options o = opts(3001);
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 3001, 31, &a) == 0);
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 3001, 31, &b) == 0);
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 3001, 32, &c) == 0);
+    CU_ASSERT(same_bits(&a, &b));
+    CU_ASSERT(!same_bits(&a, &c));
+    CU_ASSERT_FATAL(nb_t_step_run(S, &a, &o, 20) == 0);
+    CU_ASSERT_FATAL(nb_t_step_run(S, &b, &o, 20) == 0);
+    CU_ASSERT(same_bits(&a, &b));
+    nb_state_free(&a); nb_state_free(&b); nb_state_free(&c);
+}
+
+static char out[1 << 16], err[1 << 14];
+
+static void t_check_exit(void)
+{
+    char *argv[] = { (char *)BIN, "-n", "1001", "-s", "3", "--check", "--seed", "5", NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "-> PASS"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "median"));
+}
+
+static void t_save_roundtrip(void)
+{
+    char f1[300], f2[300];
+    snprintf(f1, sizeof f1, "%s", nb_t_tmpfile(0, ".txt"));
+    snprintf(f2, sizeof f2, "%s", nb_t_tmpfile(1, ".txt"));
+    char *a1[] = { (char *)BIN, "-n", "777", "-s", "0", "--ic", "disk", "--save", f1, NULL };
+    CU_ASSERT_EQUAL_FATAL(nb_t_run(a1, out, sizeof out, err, sizeof err, 60), 0);
+    char *a2[] = { (char *)BIN, "-s", "0", "--ic", f1, "--save", f2, NULL };
+    CU_ASSERT_EQUAL_FATAL(nb_t_run(a2, out, sizeof out, err, sizeof err, 60), 0);
+    nb_state s1, s2, g;
+    CU_ASSERT_FATAL(nb_state_read(f1, &s1) == 0);
+    CU_ASSERT_FATAL(nb_state_read(f2, &s2) == 0);
+    CU_ASSERT_FATAL(nb_ic_generate("disk", 777, 1, &g) == 0);
+    CU_ASSERT(same_bits(&s1, &s2));
+    CU_ASSERT(same_bits(&s1, &g));               /* -s 0 saves the initial state exactly */
+    nb_state_free(&s1); nb_state_free(&s2); nb_state_free(&g);
+    unlink(f1); unlink(f2);
+}
+
+/* ---- cli: runs without a device ---- */
+
+static void expect_usage(char **argv)
+{
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    int lines = nb_t_count_lines(err);
+    if (rc != 2 || lines != 1 || out[0]) {
+        printf("       '");
+        for (char **a = argv + 1; *a; a++) printf("%s%s", *a, a[1] ? " " : "");
+        printf("': exit %d, %d stderr lines: %s", rc, lines, err);
+    }
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_EQUAL(out[0], '\0');
+}
+
+#define BAD(...) do { char *a_[] = { (char *)BIN, __VA_ARGS__, NULL }; expect_usage(a_); } while (0)
+
+static void t_bad_numbers(void)
+{
+    BAD("-n", "0");
+    BAD("-n", "-5");
+    BAD("-n", "12x");
+    BAD("-n", "");
+    BAD("-n", "2147483648");
+    BAD("-n", "nan");
+    BAD("--bodies=1.5");
+    BAD("-s", "-1");
+    BAD("--steps", "ten");
+    BAD("--dt", "0");
+    BAD("--dt", "-1e-3");
+    BAD("--dt", "nan");
+    BAD("--dt", "inf");
+    BAD("--dt", "2");
+    BAD("--eps", "0");
+    BAD("--eps", "-0.01");
+    BAD("--eps", "1e400");
+    BAD("--seed", "-1");
+    BAD("--seed", "abc");
+    BAD("--seed", "18446744073709551616");
+    BAD("--warmup", "-1");
+    BAD("--render-every", "0");
+}
+
+static void t_bad_options(void)
+{
+    BAD("--bogus");
+    BAD("-x");
+    BAD("stray");
+    BAD("-n");                                   /* missing value */
+    BAD("--check=yes");
+    BAD("--block", "33");
+    BAD("--block", "2048");
+    BAD("--threads", "0");
+    BAD("--render-tree");                        /* needs --render */
+    BAD("--ic", "tipsy:");
+    if (!(S->options & NB_OPT_THETA)) BAD("--theta", "0.5");
+    else BAD("--theta", "2");
+    if (!(S->options & NB_OPT_THREADS)) BAD("--threads", "2");
+    if (!(S->options & NB_OPT_BLOCK)) BAD("--block", "128");
+    if (!(S->options & NB_OPT_CPU)) BAD("--cpu");
+}
+
+static void t_bad_files(void)
+{
+    const char *f = nb_t_tmpfile(0, ".txt");
+    char path[300];
+    snprintf(path, sizeof path, "%s", f);
+    BAD("--ic", "no-such-model-or-file");
+    BAD("--ic", "/nonexistent/dir/state.txt");
+    FILE *fp = fopen(path, "w");
+    fprintf(fp, "# two good lines, then a bad one\n1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n1 2 0 0 zero 0 0\n");
+    fclose(fp);
+    BAD("--ic", path);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, ":4:"));   /* the line number */
+    fp = fopen(path, "w");
+    fprintf(fp, "# nothing but comments\n\n");
+    fclose(fp);
+    BAD("--ic", path);
+    fp = fopen(path, "w");
+    fprintf(fp, "1 0 0 0 0 0\n");                /* six numbers */
+    fclose(fp);
+    BAD("--ic", path);
+    fp = fopen(path, "w");
+    fprintf(fp, "1 0 0 nan 0 0 0\n");
+    fclose(fp);
+    BAD("--ic", path);
+    fp = fopen(path, "w");
+    fprintf(fp, "1 0 0 0 0 0 0\n1 1 1 1 0 0 0\n");
+    fclose(fp);
+    BAD("--ic", path, "-n", "3");                /* -n disagrees with the file */
+    unlink(path);
+}
+
+static void t_help(void)
+{
+    char *argv[] = { (char *)BIN, "--help", NULL };
+    CU_ASSERT_EQUAL(nb_t_run(argv, out, sizeof out, err, sizeof err, 30), 0);
+    const char *must[] = { "--bodies", "--steps", "--dt", "--eps", "--ic", "--seed", "--check",
+                           "--bench", "--csv", "--save", "--help", "--version", "default" };
+    for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, must[k]));
+    CU_ASSERT_EQUAL(err[0], '\0');
+}
+
+static void t_no_device(void)
+{
+    if (!S->probe) {                             /* CPU step: never needs a device */
+        setenv("NB_FAKE_NO_DEVICE", "fake: no GPU here", 1);
+        char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
+        CU_ASSERT_EQUAL(nb_t_run(argv, out, sizeof out, err, sizeof err, 60), 0);
+        unsetenv("NB_FAKE_NO_DEVICE");
+        return;
+    }
+    setenv("NB_FAKE_NO_DEVICE", "fake: no GPU here", 1);
+    char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_FAKE_NO_DEVICE");
+    CU_ASSERT_EQUAL(rc, 77);
+    CU_ASSERT_EQUAL(nb_t_count_lines(err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "fake: no GPU here"));
+}
+
+static const nb_test conformance_tests[] = {
+    { "accel_vs_reference_n1", t_accel_n1, 2 },
+    { "accel_vs_reference_n2", t_accel_n2, 2 },
+    { "accel_vs_reference_n3", t_accel_n3, 2 },
+    { "accel_vs_reference_n1000", t_accel_n1000, 3 },
+    { "accel_vs_reference_n4097", t_accel_n4097, 3 },
+    { "accel_vs_reference_n65536_sampled", t_accel_n65536, 3 },
+    { "momentum_conserved_100_steps", t_momentum, 3 },
+    { "energy_drift_plummer_100_steps", t_energy, 3 },
+    { "same_seed_bit_identical", t_deterministic, 3 },
+    { "check_option_passes", t_check_exit, 2 },
+    { "save_load_roundtrip", t_save_roundtrip, 2 },
+    NB_TEST_END
+};
+
+static const nb_test cli_tests[] = {
+    { "bad_numbers_exit_2", t_bad_numbers, 3 },
+    { "bad_options_exit_2", t_bad_options, 3 },
+    { "bad_files_exit_2", t_bad_files, 3 },
+    { "help_lists_options", t_help, 1 },
+    { "no_device_exit_77", t_no_device, 2 },
+    NB_TEST_END
+};
+
+void nb_conformance_register(const nb_step *step, const char *binary)
+{
+    S = step;
+    BIN = binary;
+    nb_grade_suite("conformance", conformance_tests, nb_grade_gpu_skip(step));
+    nb_grade_suite("cli", cli_tests, NULL);
+}
