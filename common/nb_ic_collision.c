@@ -31,6 +31,7 @@
  * central masses with 0, 1, ... disk bodies. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nb_error.h"
@@ -43,6 +44,9 @@
 #define COLL_D0   3.0
 #define COLL_RP   1.0
 #define COLL_ECC  0.9
+
+/* Share of each galaxy's mass in its central body. */
+#define COLL_CENTRAL 0.8
 
 /* A 64-bit mix (splitmix64's finalizer) to derive the galaxies' seeds. */
 static uint64_t mix64(uint64_t z)
@@ -66,6 +70,53 @@ static void apply(const double R[3][3], const double v[3], double out[3])
 {
     for (int k = 0; k < 3; k++)
         out[k] = R[k][0] * v[0] + R[k][1] * v[1] + R[k][2] * v[2];
+}
+
+typedef struct radius_rank { double r; int64_t i; } radius_rank;
+
+static int cmp_radius(const void *a, const void *b)
+{
+    const radius_rank *x = a, *y = b;
+    if (x->r != y->r) return (x->r > y->r) - (x->r < y->r);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Give the central body (body 0) the share fc of the galaxy's mass 1 and the
+ * disk bodies equal shares of the rest, then put every disk body back on a
+ * circular, counter-clockwise orbit in the x-y plane about body 0 with the
+ * speed sqrt(M(<r) / r), M(<r) = central mass + the disk bodies at smaller
+ * radius.  Positions are kept. */
+static int reweight(nb_state *g, double fc)
+{
+    const int64_t n = g->n;
+    if (n == 1) {
+        g->m[0] = 1.0f;
+        return 0;
+    }
+    radius_rank *rr = malloc((size_t)(n - 1) * sizeof *rr);
+    if (!rr)
+        return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the collision model (%lld bodies)",
+                       (long long)n);
+    const double x0 = g->x[0], y0 = g->y[0], vx0 = g->vx[0], vy0 = g->vy[0], vz0 = g->vz[0];
+    for (int64_t i = 1; i < n; i++) {
+        double dx = g->x[i] - x0, dy = g->y[i] - y0;
+        rr[i - 1].r = sqrt(dx * dx + dy * dy);
+        rr[i - 1].i = i;
+    }
+    qsort(rr, (size_t)(n - 1), sizeof *rr, cmp_radius);
+    const double md = (1.0 - fc) / (double)(n - 1);
+    g->m[0] = (float)fc;
+    for (int64_t k = 0; k < n - 1; k++) {
+        int64_t i = rr[k].i;
+        double r = rr[k].r, dx = g->x[i] - x0, dy = g->y[i] - y0;
+        double vc = r > 0.0 ? sqrt((fc + md * (double)k) / r) : 0.0;
+        g->m[i]  = (float)md;
+        g->vx[i] = (float)(vx0 - (r > 0.0 ? vc * dy / r : 0.0));
+        g->vy[i] = (float)(vy0 + (r > 0.0 ? vc * dx / r : 0.0));
+        g->vz[i] = (float)vz0;
+    }
+    free(rr);
+    return 0;
 }
 
 /* Copy galaxy g (a disk of mass 1) into s at body 'first': mass scaled to M,
@@ -99,12 +150,18 @@ int nb_ic_collision(int64_t n, uint64_t seed, nb_state *s)
     const double Ma = (double)na / (double)n, Mb = (double)nb / (double)n;
     nb_state ga, gb;
     memset(&ga, 0, sizeof ga);
+    memset(&gb, 0, sizeof gb);
     int rc = nb_state_alloc(s, n);
     if (!rc && na > 0)
         rc = nb_ic_generate("disk", na, mix64(seed ^ 0x636F6C6C69736E41ULL), &ga);
     if (!rc)
         rc = nb_ic_generate("disk", nb, mix64(seed ^ 0x636F6C6C69736E42ULL), &gb);
+    if (!rc && na > 0)
+        rc = reweight(&ga, COLL_CENTRAL);
+    if (!rc)
+        rc = reweight(&gb, COLL_CENTRAL);
     if (rc) {
+        nb_state_free(&gb);
         nb_state_free(&ga);
         nb_state_free(s);
         return rc;
