@@ -20,18 +20,20 @@
  *
  * View (nb_render_setup, once per run, from the first state): the centre of
  * mass, half = 1.1 x the projected radius holding 99% of the bodies (about
- * the centre of mass), and a colour scale whose top is the 99.5th percentile
- * of the non-empty pixels of that first frame (brighter pixels saturate:
- * disk models have one central body holding half of the mass) and whose
- * bottom puts a pixel holding one body of the smallest mass at about 15% of
- * the scale.
+ * the centre of mass), and a colour scale whose top is the 99th percentile
+ * of the non-empty pixels of that first frame, and at least 1.5 decades
+ * above the bottom (brighter pixels saturate: the cores, and the disk
+ * models' central body holding half of the mass), and whose bottom puts a
+ * pixel holding one body of the smallest mass at 30% of the scale, so lone
+ * bodies in the tails stay visible.
  *
  * Tree overlay (cells != NULL): each cell's cube projects to the square
  * [cx - half, cx + half] x [cy - half, cy + half]; its four edges are drawn
- * as 1-pixel lines (clipped to the image) blended 45% towards a pale cyan,
- * so that dense regions, where many edges fall on the same pixels, stay
- * readable.  Cells narrower than 2 pixels are skipped: they would only fill
- * the pixels they cover.  An edge at coordinate x is drawn in the column that
+ * as 1-pixel lines (clipped to the image); every pixel on some edge is
+ * blended once, half way towards a pale cyan, so the density stays visible
+ * under the lines and edges shared by many cells (the projections of a 3-D
+ * tree overlap) are no brighter than others.  Cells narrower than 3 pixels
+ * are skipped: they would only fill the pixels they cover.  An edge at coordinate x is drawn in the column that
  * holds x; the right and top edges of a cell (x = cx + half) are drawn in the
  * last column inside the cell, so a cell [0, 1) x [0, 1) that maps to
  * columns c0..c1-1 draws columns c0 and c1 - 1. */
@@ -184,15 +186,15 @@ int nb_render_setup(nb_render_view *v, const nb_state *s, int size, const char *
     double top = mmin;
     if (nz > 0) {
         qsort(acc, nz, sizeof *acc, cmp_double);
-        top = acc[(size_t)floor(0.995 * (double)(nz - 1))];
+        top = acc[(size_t)floor(0.99 * (double)(nz - 1))];
     }
     free(acc);
     double lmin = log10(mmin), ltop = log10(top > mmin ? top : mmin);
     /* At least 1.5 decades, so sparse frames (one body per pixel) still show
-     * later crowding; one lightest body sits at 15% of the scale. */
+     * later crowding; one lightest body sits at 30% of the scale. */
     if (ltop < lmin + 1.5)
         ltop = lmin + 1.5;
-    v->log_lo = lmin - 0.15 / 0.85 * (ltop - lmin);
+    v->log_lo = lmin - 0.3 / 0.7 * (ltop - lmin);
     v->log_hi = ltop;
     return 0;
 }
@@ -225,12 +227,12 @@ int nb_render_density(const nb_render_view *v, const nb_state *s, unsigned char 
 /* Control colours of the map at levels 0, 1/6, ..., 1. */
 static const unsigned char ramp[7][3] = {
     {   0,   0,   0 },   /* empty sky */
-    {  30,  12,  75 },   /* deep indigo: a lone body */
-    {  95,  20, 120 },   /* violet */
-    { 175,  40,  95 },   /* crimson */
-    { 235,  95,  40 },   /* orange */
-    { 252, 180,  50 },   /* amber */
-    { 255, 250, 205 },   /* pale yellow-white: the cores */
+    {  40,  10,  90 },   /* deep indigo */
+    { 120,  30, 150 },   /* violet: a lone body sits near here */
+    { 200,  50, 110 },   /* crimson */
+    { 245, 110,  45 },   /* orange */
+    { 255, 190,  60 },   /* amber */
+    { 255, 250, 215 },   /* pale yellow-white: the cores */
 };
 
 static void colour(unsigned char level, unsigned char rgb[3])
@@ -246,22 +248,18 @@ static void colour(unsigned char level, unsigned char rgb[3])
 
 /* ---- tree overlay ------------------------------------------------------- */
 
-static void blend(unsigned char *px)
-{
-    static const unsigned char line[3] = { 150, 230, 255 };
-    for (int c = 0; c < 3; c++)
-        px[c] = (unsigned char)lrint(px[c] + 0.45 * (line[c] - px[c]));
-}
-
 static int64_t clampi(int64_t a, int64_t lo, int64_t hi) { return a < lo ? lo : a > hi ? hi : a; }
 
-static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned char *rgb)
+/* Mark the edge pixels of every cell in mask (size*size bytes), then blend
+ * each marked pixel once towards the line colour. */
+static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned char *rgb,
+                    unsigned char *mask)
 {
     const int64_t S = v->size;
     const double w = 2.0 * v->half / S, x0 = v->cx - v->half, y1 = v->cy + v->half;
     for (int64_t k = 0; k < cells->count; k++) {
         double h = cells->half[k];
-        if (!(h > 0.0) || 2.0 * h / w < 2.0)
+        if (!(h > 0.0) || 2.0 * h / w < 3.0)
             continue;
         /* Pixel columns c0..c1 and rows r0..r1 (top to bottom) of the square. */
         double fc0 = floor((cells->cx[k] - h - x0) / w), fc1 = ceil((cells->cx[k] + h - x0) / w) - 1;
@@ -272,26 +270,23 @@ static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned cha
         int64_t r0 = (int64_t)fmax(fr0, -1.0), r1 = (int64_t)fmin(fr1, (double)S);
         int64_t ca = clampi(c0, 0, S - 1), cb = clampi(c1, 0, S - 1);
         int64_t ra = clampi(r0, 0, S - 1), rb = clampi(r1, 0, S - 1);
-        /* Horizontal edges (top row r0, bottom row r1), if on the image. */
+        /* Top row r0, bottom row r1, left column c0, right column c1, each
+         * where it is on the image (a mask: pixels are marked once). */
         for (int e = 0; e < 2; e++) {
-            int64_t r = e ? r1 : r0;
-            if (r < 0 || r >= S || (e && r1 == r0))
-                continue;
-            for (int64_t c = ca; c <= cb; c++)
-                blend(rgb + 3 * (r * S + c));
-        }
-        /* Vertical edges, without the corners already drawn. */
-        for (int e = 0; e < 2; e++) {
-            int64_t c = e ? c1 : c0;
-            if (c < 0 || c >= S || (e && c1 == c0))
-                continue;
-            for (int64_t r = ra; r <= rb; r++) {
-                if (r == r0 || r == r1)
-                    continue;
-                blend(rgb + 3 * (r * S + c));
-            }
+            int64_t r = e ? r1 : r0, c = e ? c1 : c0;
+            if (r >= 0 && r < S)
+                for (int64_t k2 = ca; k2 <= cb; k2++)
+                    mask[r * S + k2] = 1;
+            if (c >= 0 && c < S)
+                for (int64_t k2 = ra; k2 <= rb; k2++)
+                    mask[k2 * S + c] = 1;
         }
     }
+    static const unsigned char line[3] = { 150, 225, 255 };   /* pale cyan */
+    for (int64_t p = 0; p < S * S; p++)
+        if (mask[p])
+            for (int c = 0; c < 3; c++)
+                rgb[3 * p + c] = (unsigned char)lrint(rgb[3 * p + c] + 0.5 * (line[c] - rgb[3 * p + c]));
 }
 
 /* ---- PNG ---------------------------------------------------------------- */
@@ -352,8 +347,10 @@ int nb_render_frame(const nb_render_view *v, const char *dir, int frame,
             colour((unsigned char)l, lut[l]);
         for (size_t p = 0; p < np; p++)
             memcpy(rgb + 3 * p, lut[lev[p]], 3);
-        if (cells)
-            overlay(v, cells, rgb);
+        if (cells) {
+            memset(lev, 0, np);         /* reused as the overlay's mask */
+            overlay(v, cells, rgb, lev);
+        }
         snprintf(path, plen, "%s/frame_%06d.png", dir, frame);
         rc = write_png(path, rgb, v->size);
     }
