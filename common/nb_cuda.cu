@@ -74,6 +74,19 @@ extern "C" void nb_cuda_info(nb_run_info *info)
     (void)cudaGetLastError();
 }
 
+extern "C" int nb_cuda_fits(long long n, double bytes_per_body)
+{
+    size_t fr = 0, tot = 0;
+    NB_CUDA(cudaMemGetInfo(&fr, &tot));
+    double need = (double)n * bytes_per_body;
+    if (need > (double)fr)
+        return nb_fail(NB_EXIT_RUNTIME,
+                       "out of GPU memory: %lld bodies need %.2f GiB (%.0f B/body) but %.2f of %.2f GiB "
+                       "are free; use a smaller -n", n, need / 1073741824.0, bytes_per_body,
+                       fr / 1073741824.0, tot / 1073741824.0);
+    return NB_OK;
+}
+
 extern "C" int nb_cuda_malloc(void **p, size_t bytes, const char *what, double *total)
 {
     *p = NULL;

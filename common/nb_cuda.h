@@ -22,6 +22,9 @@ int  nb_cuda_error(cudaError_t e, const char *what, const char *file, int line);
  * as "no device". NB_FAKE_NO_DEVICE=reason in the environment fakes it. */
 int  nb_cuda_probe(void);
 void nb_cuda_info(nb_run_info *info);          /* device name, SMs, clock */
+/* Before allocating: does a run of n bodies at bytes_per_body fit in the free
+ * device memory?  NB_EXIT_RUNTIME with the sizes if not. */
+int  nb_cuda_fits(long long n, double bytes_per_body);
 /* cudaMalloc with a message giving the sizes on failure (NB_EXIT_RUNTIME). */
 int  nb_cuda_malloc(void **p, size_t bytes, const char *what, double *total);
 

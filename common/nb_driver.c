@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "nb_ic.h"
 #include "nb_io.h"
 #include "nb_render.h"
@@ -134,19 +135,37 @@ int nb_main(int argc, char **argv, const nb_step *step)
     if (rc < 0) return 0;
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
 
-    /* Input first (a bad file is exit 2 on every machine), then the device. */
+    /* A file is read first (a bad file is exit 2 on every machine, and its
+     * size is needed); a model is generated after the device probe has said
+     * that n bodies fit, and after a check of the host memory. */
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.step = step;
     r.o = &o;
-    if ((rc = nb_ic_load(o.ic, o.n, o.n_given, o.seed, &r.st))) {
+    int model = nb_ic_is_model(o.ic);
+    if (!model && (rc = nb_ic_load(o.ic, o.n, o.n_given, o.seed, &r.st))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         return rc;
     }
+    if (!model) o.n = r.st.n;
     if (step->probe && (rc = step->probe(&o))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         nb_state_free(&r.st);
         return rc;
+    }
+    if (model) {
+        /* the state, the step's host copies and the reference: ~64 B/body */
+        double need = (double)o.n * 64.0;
+        double avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+        if (avail > 0 && need > avail) {
+            fprintf(stderr, "%s: out of host memory: %lld bodies need about %.1f GiB, %.1f GiB are free; "
+                    "use a smaller -n\n", prog, (long long)o.n, need / 1073741824.0, avail / 1073741824.0);
+            return NB_EXIT_RUNTIME;
+        }
+        if ((rc = nb_ic_load(o.ic, o.n, o.n_given, o.seed, &r.st))) {
+            fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+            return rc;
+        }
     }
     o.n = r.st.n;
     nb_bench bench;

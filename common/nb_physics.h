@@ -35,7 +35,7 @@ NB_HD void nb_interact(float xi, float yi, float zi,
                        float *ax, float *ay, float *az)
 {
     float dx = xj - xi, dy = yj - yi, dz = zj - zi;
-    float r2 = dx * dx + dy * dy + dz * dz + eps2;
+    float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));   /* 3 FFMA */
     float inv = nb_rsqrt(r2);
     float s = mj * inv * inv * inv;
     *ax += dx * s;
