@@ -102,6 +102,10 @@ static void test_png_decodes(void)
     free(rgb);
     nb_state_free(&s);
     remove(path);
+    rmdir(dir);                         /* .../a/b, .../a, ... */
+    *strrchr(dir, '/') = '\0';
+    rmdir(dir);
+    rmdir(rd_path(0, ".d"));
 }
 
 static void test_single_body_pixel(void)
@@ -278,14 +282,14 @@ static void test_bad_dir(void)
 void nb_suite_render_register(void)
 {
     static const nb_test tests[] = {
-        { "PNG frame decodes, expected size and name", test_png_decodes, 2 },
-        { "one body lights exactly its pixel, +y up", test_single_body_pixel, 2 },
-        { "heavier pixels are brighter (log scale)", test_brightness_order, 1 },
-        { "view centred on the centre of mass", test_view_setup, 1 },
-        { "tree overlay: expected rows and columns", test_overlay_rows_columns, 2 },
-        { "tree overlay: clipped, tiny cells skipped", test_overlay_clipped, 1 },
-        { "bad --render directory is exit 3", test_bad_dir, 1 },
+        { "png_decodes_size_and_name", test_png_decodes, 2 },
+        { "one_body_one_pixel_y_up", test_single_body_pixel, 2 },
+        { "heavier_pixels_brighter", test_brightness_order, 1 },
+        { "view_on_centre_of_mass", test_view_setup, 1 },
+        { "overlay_rows_and_columns", test_overlay_rows_columns, 2 },
+        { "overlay_clipped_tiny_skipped", test_overlay_clipped, 1 },
+        { "bad_dir_exit_3", test_bad_dir, 1 },
         NB_TEST_END
     };
-    nb_grade_suite("PNG frames", tests, NULL);
+    nb_grade_suite("render", tests, NULL);
 }

@@ -395,20 +395,20 @@ static void test_collision_two_clumps(void)
 void nb_suite_tipsy_register(void)
 {
     static const nb_test tests[] = {
-        { "TIPSY round trip, little-endian (bit for bit)", test_roundtrip_native, 2 },
-        { "TIPSY round trip, big-endian/XDR (bit for bit)", test_roundtrip_big_endian, 2 },
-        { "TIPSY dark + star particles, little-endian", test_star_dark_native, 2 },
-        { "TIPSY dark + star particles, big-endian", test_star_dark_big_endian, 1 },
-        { "TIPSY gas particles read as bodies", test_gas_read_as_bodies, 1 },
-        { "TIPSY truncated file refused (exit 2)", test_truncated, 2 },
-        { "TIPSY text state file refused (exit 2)", test_foreign_text_file, 1 },
-        { "TIPSY random bytes / short / missing file refused", test_foreign_random_bytes, 1 },
-        { "TIPSY header counts vs file size, ndim", test_header_mismatch, 2 },
-        { "TIPSY write error is exit 3", test_write_error, 1 },
-        { "collision model deterministic in (n, seed)", test_collision_deterministic, 1 },
-        { "collision model: mass 1, centre of mass at rest, small n", test_collision_mass_com, 2 },
-        { "collision model: two clumps approaching", test_collision_two_clumps, 2 },
+        { "roundtrip_little_endian_bit_exact", test_roundtrip_native, 2 },
+        { "roundtrip_big_endian_xdr_bit_exact", test_roundtrip_big_endian, 2 },
+        { "dark_and_star_little_endian", test_star_dark_native, 2 },
+        { "dark_and_star_big_endian", test_star_dark_big_endian, 1 },
+        { "gas_read_as_bodies", test_gas_read_as_bodies, 1 },
+        { "truncated_file_exit_2", test_truncated, 2 },
+        { "text_state_file_not_tipsy", test_foreign_text_file, 1 },
+        { "random_short_missing_refused", test_foreign_random_bytes, 1 },
+        { "header_counts_vs_size_and_ndim", test_header_mismatch, 2 },
+        { "write_error_exit_3", test_write_error, 1 },
+        { "collision_deterministic", test_collision_deterministic, 1 },
+        { "collision_mass_com_small_n", test_collision_mass_com, 2 },
+        { "collision_two_clumps_approaching", test_collision_two_clumps, 2 },
         NB_TEST_END
     };
-    nb_grade_suite("TIPSY files and the collision model", tests, NULL);
+    nb_grade_suite("tipsy", tests, NULL);
 }
