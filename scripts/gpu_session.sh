@@ -14,18 +14,20 @@ if ! echo '#include <CUnit/CUnit.h>' | gcc -E -x c - >/dev/null 2>&1; then
   mkdir -p /tmp/cu && for f in .carry/debs/*.deb; do dpkg -x "$f" /tmp/cu; done
   cu=(CUNIT_PREFIX=/tmp/cu/usr)
 fi
+mk=(make ARCH="${ARCH:-sm_90}")
+[ -n "${STEPS:-}" ] && mk+=(STEPS="$STEPS")
 has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 if has build; then
-  echo "== build"; time make -j"$J" ARCH=${ARCH:-sm_90} all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  echo "== build"; time "${mk[@]}" -j"$J" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
   grep -iE "warning" "$OUT/build.log" | head -20
 fi
 if has check; then
-  echo "== check-all"; make check-all ARCH=${ARCH:-sm_90} "${cu[@]}" >"$OUT/check.log" 2>&1; echo "check-all exit $?"
+  echo "== check-all"; "${mk[@]}" check-all "${cu[@]}" >"$OUT/check.log" 2>&1; echo "check-all exit $?"
   grep -vE "^  PASS|^gcc|^nvcc|^make|^rm |^ar " "$OUT/check.log" | tail -60
 fi
 if has sanitize; then
-  echo "== sanitize"; N=1000 scripts/sanitize.sh step02_naive step03_float4 step04_shared $(ls -d step05_* 2>/dev/null) 2>&1 | tee "$OUT/sanitize.log"
+  echo "== sanitize"; N=1000 scripts/sanitize.sh $(echo ${STEPS:-step02_naive step03_float4 step04_shared step05_barneshut} | tr " " "\n" | grep -v step01) 2>&1 | tee "$OUT/sanitize.log"
 fi
 if has sass; then
   echo "== sass"
