@@ -1,0 +1,34 @@
+# scripts/targets.mk -- bench, tables, plots, profile; included by the
+# top-level Makefile (which provides `all`, building every step).
+#
+#   make bench                 every step that can run here at a few N: one Markdown table
+#   make tables [QUICK=1]      the course reports' three tables -> handouts/results/<slug>/
+#   make plots  [SLUG=h100]    figures from those CSVs (gnuplot)   -> handouts/results/<slug>/
+#   make profile [PROFILE_N=]  ncu on the force kernels -> handouts/results/<slug>/profile.md
+#
+# Variables passed on to the scripts (see each script's header): QUICK, SLUG,
+# RESULTS_DIR, NB_BIN_DIR, THREADS, PROFILE_N, NCU, and the budgets of tables.sh.
+# Exit codes: 0 ok; 2 a tool is missing (gnuplot, ncu) or nothing to plot;
+# 3 nothing could be measured; 77 (profile only) no usable GPU.
+
+NB_SCRIPTS := $(dir $(lastword $(MAKEFILE_LIST)))
+NB_SCRIPT_VARS := QUICK SLUG RESULTS_DIR NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
+                  TABLES_BUDGET_S CPU_BUDGET_S CPU_TARGET_S CPU_MAX_STEPS \
+                  GPU_TARGET_S GPU_MIN_STEPS GPU_MAX_STEPS STD_STEPS \
+                  BENCH_GPU_N BENCH_CPU_N BENCH_TARGET_S
+# Pass only the variables that are set, so the scripts' defaults apply otherwise.
+NB_SCRIPT_ENV = $(foreach v,$(NB_SCRIPT_VARS),$(if $(value $(v)),$(v)='$($(v))'))
+
+.PHONY: bench tables plots profile
+
+bench: all
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)bench.sh
+
+tables: all
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)tables.sh
+
+plots:
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)plots.sh
+
+profile: all
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)profile.sh
