@@ -10,6 +10,12 @@
  * with seed_A, seed_B two different 64-bit hashes of seed, so the model is a
  * deterministic function of (n, seed) like the others.
  *
+ *  - Heavier centres: the disk model's positions are kept, but each central
+ *    body gets 80% of its galaxy's mass (the disk model gives it 50%) and
+ *    the disk bodies are put back on circular orbits for that mass.  A cold
+ *    disk holding half of the mass breaks into clumps within one time unit,
+ *    before the galaxies meet; at 20% the encounter (tails, bridge) comes
+ *    first, close to Toomre & Toomre's (1972) classic pictures.
  *  - Masses: each galaxy gets the share of the total mass 1 that its bodies
  *    are of n (M_A = (n/2)/n), so every disk body has the same mass in both.
  *    A disk of mass M keeps circular orbits if its velocities are scaled by
