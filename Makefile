@@ -20,7 +20,7 @@ deps:
 deps-test:
 	@scripts/ensure_deps.sh png cunit
 
-run: all
+run: deps-test all
 	@scripts/run.sh $(STEPS)
 
 check-all: deps-test all
