@@ -24,7 +24,7 @@ double   nb_rng_uniform(nb_rng *r);          /* [0, 1), 53 random bits */
  *  cube      uniform in [-1, 1]^3, at rest, equal masses;
  *  disk      thin disk on circular orbits around a central body of mass 1/2;
  *  collision two disks on an approaching orbit (issue 6).
- * nb_ic_generate fills an allocated state; NB_EXIT_USAGE for an unknown name. */
+ * nb_ic_generate allocates and fills s; NB_EXIT_USAGE for an unknown name. */
 int nb_ic_generate(const char *name, int64_t n, uint64_t seed, nb_state *s);
 int nb_ic_is_model(const char *name);
 /* The two-galaxy collision model (common/nb_ic_collision.c). */
