@@ -9,10 +9,13 @@
 STEPS := $(patsubst %/Makefile,%,$(sort $(wildcard step0*/Makefile)))
 export CUNIT_PREFIX
 
-.PHONY: all run check-all deps deps-test sanitize diff clean $(STEPS)
+.PHONY: all run check-all deps deps-test sanitize diff clean common $(STEPS)
 all: deps $(STEPS)
 
-$(STEPS):
+# common/ first, once: the steps (built in parallel with -j) only link it.
+common: deps
+	@$(MAKE) --no-print-directory -C common all
+$(STEPS): common
 	@$(MAKE) --no-print-directory -C $@
 
 deps:
