@@ -15,9 +15,9 @@
 # host<->device copies excluded).  S is chosen from the time the previous N
 # of the same column took: GPU runs aim at GPU_TARGET_S seconds of timed
 # steps (GPU_MIN_STEPS..GPU_MAX_STEPS), CPU runs at CPU_TARGET_S seconds
-# (1..CPU_MAX_STEPS).  A CPU configuration whose warm-up plus one timed step
-# would take more than CPU_BUDGET_S seconds (estimated from the previous N of
-# its column) is not run: its cell says "skipped" and the note gives the
+# (1..CPU_MAX_STEPS).  A CPU configuration whose initial force evaluation,
+# warm-up and one timed step would take more than CPU_BUDGET_S seconds
+# (estimated from the previous N of its column) is not run: its cell says "skipped" and the note gives the
 # estimate and the reason.  Nothing is extrapolated into a cell.  Cells with
 # fewer than STD_STEPS timed steps are marked with a dagger and listed.
 #
@@ -53,7 +53,7 @@ else
     GRID1="1024 2048 4096 8192"
     GRID1_EXT="16384 32768 65536 131072 262144 524288 1048576"
     GRID3="1000 5000 10000 50000 100000 500000"
-    : "${TABLES_BUDGET_S:=560}" "${CPU_BUDGET_S:=25}" "${CPU_TARGET_S:=5}" "${CPU_MAX_STEPS:=10}"
+    : "${TABLES_BUDGET_S:=560}" "${CPU_BUDGET_S:=30}" "${CPU_TARGET_S:=5}" "${CPU_MAX_STEPS:=10}"
     : "${GPU_TARGET_S:=0.5}" "${GPU_MIN_STEPS:=5}" "${GPU_MAX_STEPS:=50}" "${STD_STEPS:=5}"
 fi
 WARMUP=1
@@ -118,13 +118,14 @@ function plan(kind, model, n, mn, mt, moh,    t, oh, s, cpu) {
     if (cpu) {
         s = int(cpu_target / t); if (s > cpu_max) s = cpu_max; if (s < 1) s = 1
         # Skip only on a measured basis; the ETA also leaves out guessed skips.
-        decision = ((warmup + 1) * t > cpu_budget && (mn > 0 || mode == "eta")) ? "skip" : "run"
+        decision = ((1 + warmup + 1) * t > cpu_budget && (mn > 0 || mode == "eta")) ? "skip" : "run"
     } else {
         s = int(gpu_target / t); if (s > gpu_max) s = gpu_max; if (s < gpu_min) s = gpu_min
         decision = "run"
     }
     steps = s; tstep = t
-    return oh + (warmup + s) * t
+    # The program evaluates the forces once before the first step: count it.
+    return oh + (1 + warmup + s) * t
 }
 { w = plan($2, $3, $4 + 0, $5 + 0, $6 + 0, $7 + 0)
   if (mode == "one") printf "%d %.6g %s %.6g %s\n", steps, w, decision, tstep, basis
@@ -187,7 +188,7 @@ for entry in "${PLAN[@]}"; do
     [ "$decision" != run ] || eta=$(nb_calc "$eta + $pwall")
     if [ "$decision" = skip ]; then
         scal="N²"; [ "${S_MODEL[$s]}" != tree ] || scal="N log N"
-        note="skipped: warm-up + 1 timed step estimated at $(nb_fmt "$(nb_calc "($WARMUP + 1) * $tstep")") s ($basis, scaled as $scal), over CPU_BUDGET_S=$CPU_BUDGET_S s"
+        note="skipped: initial forces + $WARMUP warm-up + 1 timed step estimated at $(nb_fmt "$(nb_calc "(1 + $WARMUP + 1) * $tstep")") s ($basis, scaled as $scal), over CPU_BUDGET_S=$CPU_BUDGET_S s"
         echo "[tables $i/$TOTAL] $step -n $n: $note" >&2
         record "$s" "$n" skipped "" "$note" "" ""
         continue
@@ -217,7 +218,7 @@ for entry in "${PLAN[@]}"; do
             if is_gpu_kind "${S_KIND[$s]}" && [ -z "$GPU_NAME" ]; then GPU_NAME=$(nb_get device); fi
             M_N[$s]=$n
             M_T[$s]=$(nb_calc "$ms / 1000")
-            M_OH[$s]=$(awk -v w="$NB_WALL" -v s="$got_steps" -v wu="$WARMUP" -v t="$ms" 'BEGIN { o = w - (s + wu) * t / 1000; if (o < 0.05) o = 0.05; print o }')
+            M_OH[$s]=$(awk -v w="$NB_WALL" -v s="$got_steps" -v wu="$WARMUP" -v t="$ms" 'BEGIN { o = w - (1 + s + wu) * t / 1000; if (o < 0.05) o = 0.05; print o }')
             echo "    -> $(nb_fmt "$ms") ms/step, $(nb_fmt "$NB_WALL") s" >&2
             ;;
         77)
