@@ -1,4 +1,4 @@
-/* run_step03_float4.c -- the CUnit runner grading step03_float4. */
+/* main_step03_float4.c -- the CUnit runner grading step03_float4. */
 #include "nb_grade.h"
 
 extern const nb_step nb_step03_float4, nb_step01_cpu;

@@ -1,4 +1,4 @@
-/* run_step04_shared.c -- the CUnit runner grading step04_shared. */
+/* main_step04_shared.c -- the CUnit runner grading step04_shared. */
 #include "nb_grade.h"
 
 extern const nb_step nb_step04_shared, nb_step01_cpu;

@@ -1,4 +1,4 @@
-/* run_common.c -- the CUnit runner for common/ and the harness. */
+/* main_common.c -- the CUnit runner for common/ and the harness. */
 #include <string.h>
 #include "nb_grade.h"
 

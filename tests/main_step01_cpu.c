@@ -1,4 +1,4 @@
-/* run_step01_cpu.c -- the CUnit runner grading step01_cpu. */
+/* main_step01_cpu.c -- the CUnit runner grading step01_cpu. */
 #include "nb_grade.h"
 
 extern const nb_step nb_step01_cpu;

@@ -1,4 +1,4 @@
-/* run_step02_naive.c -- the CUnit runner grading step02_naive. */
+/* main_step02_naive.c -- the CUnit runner grading step02_naive. */
 #include "nb_grade.h"
 
 extern const nb_step nb_step02_naive, nb_step01_cpu;
