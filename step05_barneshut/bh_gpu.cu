@@ -1,0 +1,700 @@
+/* bh_gpu.cu -- step05_barneshut: the Barnes-Hut octree as a GPU kernel pipeline.
+ *
+ * After M. Burtscher and K. Pingali, "An Efficient CUDA Implementation of the
+ * Tree-Based Barnes Hut n-Body Algorithm", GPU Computing Gems Emerald Edition
+ * (2011), ch. 6: one step is
+ *   integrate (kick + drift) -> bounding box -> tree build -> summarize
+ *   (centre of mass) -> sort (bodies in tree order) -> force -> integrate (kick)
+ * written anew for 3D, for independent thread scheduling (sm_70+) and for
+ * bit-reproducible results.  What differs from the paper, and why:
+ *  - build: lock-based insertion as in the paper (a child slot is locked with
+ *    CAS, the new subtree built privately, published with a fence and an
+ *    atomic exchange); acquire loads on the way down.  A thread only waits
+ *    for a lock held by a running thread that holds no other lock, so it
+ *    cannot deadlock, in a warp (ITS) or across blocks.  Depth cap
+ *    BH_MAXDEPTH: below it a leaf holds a list of bodies sorted by index
+ *    (coincident bodies), so the tree is a function of the positions alone.
+ *  - summarize: bottom-up without waiting: each cell counts its child cells;
+ *    the thread that completes a cell's last child goes on with the parent
+ *    (atomic counter, fences), as in Karras (2012).  Children are summed in
+ *    the fixed order 0..7, so cell masses are deterministic.
+ *  - sort: top-down as in the paper: a cell waits until its parent gave it
+ *    its start index.  Parents have smaller indices than their children and
+ *    the grid is sized to be fully resident (occupancy API), so every wait
+ *    ends.  It also writes the "more" (first child) and "next" (next
+ *    sibling, else the parent's next) links of a stackless traversal.
+ *  - force: one warp walks the tree for 32 bodies that are neighbours in tree
+ *    order, with one decision per node for the whole warp (__all_sync: a
+ *    cell is used as a point mass only if it is far from all 32 bodies, the
+ *    paper's warp-uniform traversal).  The links make the walk stackless;
+ *    every lane runs the same loop, lanes past N included, so full-mask votes
+ *    are valid.
+ * Opening criterion (the paper's code's): bh_open2() in bh.h -- a cell is
+ * measured by its parent's width; theta = 0 opens everything (direct sum).
+ *
+ * Build:  nvcc -O3 -ftz=true -arch=sm_90 -c bh_gpu.cu  (see common/config.mk)
+ *
+ * Napkin math (N = 1M Plummer, theta = 0.5, H100): ~2-3 thousand
+ * interactions per body = 2.5e9 interactions per step; each costs ~13
+ * instructions plus the walk (~10 per node, shared by the warp): ~3e10
+ * thread-instructions = 1e9 warp-instructions / (132 SMs x 4 x 1.7 GHz)
+ * = 1.1 ms at full issue rate; the walk is latency-bound (one dependent
+ * L1/L2 load per node), so expect 3-10x that.  Build and summarize touch
+ * each body a few times: well under 1 ms at 3 TB/s. */
+#include <cuda_runtime.h>
+#include <cuda/atomic>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <new>
+#include <vector>
+#include "bh.h"
+#include "nb_cuda.h"
+#include "nb_physics.h"
+
+namespace {
+
+/* Device-side status of one build (one small struct, read back each step). */
+struct bh_status {
+    int ncells;                     /* cells allocated */
+    int overflow;                   /* a build ran out of cells */
+    int maxdepth;                   /* deepest cell */
+    unsigned int blocks_done;       /* bounding box: blocks finished */
+    unsigned long long bb, bc;      /* interactions: body-body, body-cell */
+};
+
+/* Per-cell links, one 16-byte load in the force walk. */
+struct bh_dev {
+    int n, cap;
+    float4 *pos;                    /* x, y, z, m */
+    float *vx, *vy, *vz, *ax, *ay, *az;
+    int *chain;                     /* next body of the same leaf */
+    int *bnext;                     /* walk: the node after body b */
+    int *sorted;                    /* bodies in tree order */
+    int *child;                     /* 8 per cell */
+    float4 *geom;                   /* cube: centre, half */
+    float4 *mass;                   /* centre of mass, mass */
+    int4 *link;                     /* more (first child), next, open^2 (float bits), count */
+    int *parent, *pending, *start;
+    float4 *partial;                /* bounding box: 2 per block */
+    bh_status *st;
+};
+
+enum { K_DRIFT, K_BBOX, K_BUILD, K_SUM, K_SORT, K_FORCE, K_KICK, K_EVENTS };
+const char *const k_names[] = { "bbox", "build", "summarize", "sort", "force", "integrate" };
+
+__device__ __forceinline__ int ld_acquire(int *p)
+{
+    return cuda::atomic_ref<int, cuda::thread_scope_device>(*p).load(cuda::memory_order_acquire);
+}
+__device__ __forceinline__ void st_release(int *p, int v)
+{
+    cuda::atomic_ref<int, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_release);
+}
+
+/* ---- integrate ---------------------------------------------------------- */
+
+__global__ void k_drift(bh_dev d, float hdt, float dt)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
+        float vx = d.vx[i] + d.ax[i] * hdt, vy = d.vy[i] + d.ay[i] * hdt, vz = d.vz[i] + d.az[i] * hdt;
+        float4 p = d.pos[i];
+        p.x += vx * dt; p.y += vy * dt; p.z += vz * dt;
+        d.pos[i] = p;
+        d.vx[i] = vx; d.vy[i] = vy; d.vz[i] = vz;
+    }
+}
+
+__global__ void k_kick(bh_dev d, float hdt)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
+        d.vx[i] += d.ax[i] * hdt; d.vy[i] += d.ay[i] * hdt; d.vz[i] += d.az[i] * hdt;
+    }
+}
+
+/* ---- bounding box ------------------------------------------------------- */
+/* Block min/max with shuffles (every lane of every warp takes part: blocks
+ * are whole warps), one partial per block; the last block to finish (ticket
+ * after a fence) reduces the partials and sets up the root and the status.
+ * min/max are exact, so the box does not depend on the order. */
+#define BBOX_THREADS 512
+__global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
+{
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
+        float4 p = d.pos[i];
+        lo[0] = fminf(lo[0], p.x); hi[0] = fmaxf(hi[0], p.x);
+        lo[1] = fminf(lo[1], p.y); hi[1] = fmaxf(hi[1], p.y);
+        lo[2] = fminf(lo[2], p.z); hi[2] = fmaxf(hi[2], p.z);
+        d.chain[i] = BH_EMPTY;
+    }
+    for (int off = 16; off > 0; off >>= 1)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fminf(lo[a], __shfl_xor_sync(0xffffffffu, lo[a], off));
+            hi[a] = fmaxf(hi[a], __shfl_xor_sync(0xffffffffu, hi[a], off));
+        }
+    __shared__ float s_lo[3][BBOX_THREADS / 32], s_hi[3][BBOX_THREADS / 32];
+    __shared__ bool s_last;
+    int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (lane == 0)
+        for (int a = 0; a < 3; a++) { s_lo[a][w] = lo[a]; s_hi[a][w] = hi[a]; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int v = 1; v < (int)(blockDim.x >> 5); v++)
+            for (int a = 0; a < 3; a++) { lo[a] = fminf(lo[a], s_lo[a][v]); hi[a] = fmaxf(hi[a], s_hi[a][v]); }
+        d.partial[2 * blockIdx.x] = make_float4(lo[0], lo[1], lo[2], 0);
+        d.partial[2 * blockIdx.x + 1] = make_float4(hi[0], hi[1], hi[2], 0);
+        __threadfence();
+        s_last = atomicAdd(&d.st->blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!s_last || threadIdx.x != 0) return;
+    __threadfence();
+    for (unsigned b = 0; b < gridDim.x; b++) {
+        float4 l = __ldcg(&d.partial[2 * b]), h = __ldcg(&d.partial[2 * b + 1]);
+        lo[0] = fminf(lo[0], l.x); lo[1] = fminf(lo[1], l.y); lo[2] = fminf(lo[2], l.z);
+        hi[0] = fmaxf(hi[0], h.x); hi[1] = fmaxf(hi[1], h.y); hi[2] = fmaxf(hi[2], h.z);
+    }
+    float cx, cy, cz, half;
+    bh_root(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], &cx, &cy, &cz, &half);
+    d.geom[0] = make_float4(cx, cy, cz, half);
+    for (int o = 0; o < 8; o++) d.child[o] = BH_EMPTY;
+    d.parent[0] = -1;
+    d.pending[0] = 0;
+    d.start[0] = 0;
+    d.link[0] = make_int4(BH_EMPTY, BH_EMPTY, 0, 0);
+    d.st->ncells = 1;
+    d.st->overflow = 0;
+    d.st->maxdepth = 0;
+    d.st->blocks_done = 0;
+    d.st->bb = 0;
+    d.st->bc = 0;
+}
+
+/* ---- tree build --------------------------------------------------------- */
+
+/* Insert body i into the sorted list headed by 'head' (slot locked by us). */
+__device__ int list_insert(const bh_dev &d, int head, int i)
+{
+    if (i < head) { d.chain[i] = head; return i; }
+    int a = head, nx;
+    while ((nx = __ldcg(&d.chain[a])) != BH_EMPTY && nx < i) a = nx;
+    d.chain[i] = nx;
+    d.chain[a] = i;
+    return head;
+}
+
+/* The slot (cell, oct) held body b; we hold its lock.  Build the private
+ * subtree that holds b and i and return what the slot must point to. */
+__device__ int split(const bh_dev &d, int cell, int dep, float cx, float cy, float cz, float h,
+                     int b, int i, float4 p)
+{
+    if (dep + 1 >= BH_MAXDEPTH) return list_insert(d, b, i);
+    float4 q = d.pos[b];
+    int first = -1, prev = -1, prevoct = 0, cdep = dep + 1;
+    for (;;) {
+        int k = atomicAdd(&d.st->ncells, 1);
+        if (k >= d.cap) {                       /* out of cells: undo, host regrows */
+            atomicExch(&d.st->overflow, 1);
+            return b;
+        }
+        for (int o = 0; o < 8; o++) d.child[k * 8 + o] = BH_EMPTY;
+        d.geom[k] = make_float4(cx, cy, cz, h);
+        d.parent[k] = prev >= 0 ? prev : cell;
+        d.pending[k] = 0;
+        d.start[k] = -1;
+        if (prev >= 0) { d.child[prev * 8 + prevoct] = d.n + k; d.pending[prev] = 1; }
+        else first = k;
+        int ob = bh_octant(q.x, q.y, q.z, cx, cy, cz), oi = bh_octant(p.x, p.y, p.z, cx, cy, cz);
+        if (ob != oi) {
+            d.child[k * 8 + ob] = b;
+            d.child[k * 8 + oi] = i;
+            break;
+        }
+        if (cdep + 1 >= BH_MAXDEPTH) {
+            d.child[k * 8 + ob] = list_insert(d, b, i);
+            break;
+        }
+        prev = k; prevoct = ob;
+        bh_child(ob, &cx, &cy, &cz, &h);
+        cdep++;
+    }
+    atomicMax(&d.st->maxdepth, cdep);
+    atomicAdd(&d.pending[cell], 1);             /* the cell gains a child cell */
+    return d.n + first;
+}
+
+__global__ void k_build(bh_dev d)
+{
+    const float4 rg = d.geom[0];
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
+        const float4 p = d.pos[i];
+        int cell = 0, dep = 0;
+        float cx = rg.x, cy = rg.y, cz = rg.z, h = rg.w;
+        for (;;) {
+            int oct = bh_octant(p.x, p.y, p.z, cx, cy, cz);
+            int *slot = &d.child[cell * 8 + oct];
+            int ch = ld_acquire(slot);
+            if (ch >= d.n) {                    /* a cell: go down */
+                cell = ch - d.n;
+                bh_child(oct, &cx, &cy, &cz, &h);
+                dep++;
+                continue;
+            }
+            if (ch == BH_LOCKED) { __nanosleep(32); continue; }
+            if (ch == BH_EMPTY) {
+                if (atomicCAS(slot, BH_EMPTY, i) == BH_EMPTY) break;
+                continue;
+            }
+            if (atomicCAS(slot, ch, BH_LOCKED) != ch) continue;
+            __threadfence();                    /* acquire: see the list behind ch */
+            bh_child(oct, &cx, &cy, &cz, &h);
+            int pub = split(d, cell, dep, cx, cy, cz, h, ch, i, p);
+            __threadfence();                    /* release the new cells, then unlock */
+            atomicExch(slot, pub);
+            break;
+        }
+    }
+}
+
+/* ---- summarize ---------------------------------------------------------- */
+/* A cell whose children are all bodies starts; after writing a cell, a
+ * thread decrements its parent's count of unfinished child cells and goes on
+ * with the parent only if it finished the last one.  No thread waits. */
+__global__ void k_summarize(bh_dev d, float theta)
+{
+    const int ncells = d.st->ncells;
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncells; c += gridDim.x * blockDim.x) {
+        bool start = true;
+        for (int o = 0; o < 8; o++) start &= d.child[c * 8 + o] < d.n;
+        if (!start) continue;
+        int k = c;
+        for (;;) {
+            float m = 0, sx = 0, sy = 0, sz = 0;
+            int cnt = 0;
+            for (int o = 0; o < 8; o++) {
+                int ch = d.child[k * 8 + o];
+                if (ch == BH_EMPTY) continue;
+                if (ch < d.n) {
+                    for (int b = ch; b != BH_EMPTY; b = d.chain[b]) {
+                        float4 q = d.pos[b];
+                        m += q.w; sx += q.w * q.x; sy += q.w * q.y; sz += q.w * q.z;
+                        cnt++;
+                    }
+                } else {
+                    int kk = ch - d.n;
+                    float4 q = __ldcg(&d.mass[kk]);
+                    m += q.w; sx += q.w * q.x; sy += q.w * q.y; sz += q.w * q.z;
+                    cnt += __ldcg(&d.link[kk].w);
+                }
+            }
+            float4 g = d.geom[k];
+            float4 r = m > 0 ? make_float4(sx / m, sy / m, sz / m, m) : make_float4(g.x, g.y, g.z, 0.f);
+            float open2 = bh_open2(g.x, g.y, g.z, g.w, r.x, r.y, r.z, theta);
+            d.mass[k] = r;
+            d.link[k].z = __float_as_int(open2);
+            d.link[k].w = cnt;
+            __threadfence();
+            int par = d.parent[k];
+            if (par < 0 || atomicSub(&d.pending[par], 1) != 1) break;
+            __threadfence();
+            k = par;
+        }
+    }
+}
+
+/* ---- sort --------------------------------------------------------------- */
+/* Cells in index order (parents first).  A cell waits for its start index,
+ * then hands out consecutive ranges to its children in the order 0..7 and
+ * writes the walk's links.  The grid is fully resident (see launch). */
+__global__ void k_sort(bh_dev d)
+{
+    const int ncells = d.st->ncells;
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncells; c += gridDim.x * blockDim.x) {
+        int s;
+        while ((s = ld_acquire(&d.start[c])) < 0) __nanosleep(64);
+        const int after = __ldcg(&d.link[c].y);   /* written by the parent before start */
+        int prev = BH_EMPTY;
+        auto emit = [&](int node, int follow) {
+            if (node < d.n) {
+                for (int b = node; b != BH_EMPTY;) {
+                    int nb = d.chain[b];
+                    d.sorted[s++] = b;
+                    d.bnext[b] = nb != BH_EMPTY ? nb : follow;
+                    b = nb;
+                }
+            } else {
+                int kk = node - d.n;
+                d.link[kk].y = follow;
+                st_release(&d.start[kk], s);
+                s += d.link[kk].w;
+            }
+        };
+#pragma unroll
+        for (int o = 0; o < 8; o++) {
+            int ch = d.child[c * 8 + o];
+            if (ch == BH_EMPTY) continue;
+            if (prev == BH_EMPTY) d.link[c].x = ch;
+            else emit(prev, ch);
+            prev = ch;
+        }
+        emit(prev, after);
+    }
+}
+
+/* ---- force -------------------------------------------------------------- */
+
+__global__ void k_force(bh_dev d, float eps2)
+{
+    const int n = d.n;
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool valid = k < n;
+    if (__all_sync(0xffffffffu, !valid)) return;   /* a warp past N (uniform) */
+    const int i = __ldg(&d.sorted[valid ? k : n - 1]);
+    const float4 p = __ldg(&d.pos[i]);
+    float ax = 0, ay = 0, az = 0;
+    int nbb = 0, nbc = 0;
+    int node = n;                               /* the root */
+    while (node != BH_EMPTY) {
+        if (node < n) {
+            float4 q = __ldg(&d.pos[node]);
+            nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, &ax, &ay, &az);
+            nbb++;
+            node = __ldg(&d.bnext[node]);
+        } else {
+            int c = node - n;
+            float4 q = __ldg(&d.mass[c]);
+            int4 l = __ldg(&d.link[c]);
+            float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+            bool far = dx * dx + dy * dy + dz * dz >= __int_as_float(l.z);
+            if (__all_sync(0xffffffffu, far)) {
+                nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, &ax, &ay, &az);
+                nbc++;
+                node = l.y;
+            } else {
+                node = l.x;
+            }
+        }
+    }
+    if (valid) { d.ax[i] = ax; d.ay[i] = ay; d.az[i] = az; }
+    unsigned long long bb = valid ? nbb : 0, bc = valid ? nbc : 0;
+    for (int off = 16; off > 0; off >>= 1) {
+        bb += __shfl_xor_sync(0xffffffffu, bb, off);
+        bc += __shfl_xor_sync(0xffffffffu, bc, off);
+    }
+    if ((threadIdx.x & 31) == 0) { atomicAdd(&d.st->bb, bb); atomicAdd(&d.st->bc, bc); }
+}
+
+/* ---- host side ---------------------------------------------------------- */
+
+struct bh_gpu {
+    int tag;                        /* BH_GPU */
+    bh_dev d;
+    float dt, eps2, theta;
+    int block, poison;
+    int bbox_blocks, build_blocks, sort_blocks, sum_blocks, body_blocks;
+    double bytes_bodies, bytes_cells;
+    bh_status hst;                  /* after the last build / force */
+    cudaEvent_t ev[K_EVENTS + 1];
+    std::vector<double> split[6];   /* per timed step: bbox build sum sort force integrate */
+    std::vector<float> hcx, hcy, hcz, hh;   /* cells() */
+};
+
+int free_cells(bh_gpu *g)
+{
+    void *p[] = { g->d.child, g->d.geom, g->d.mass, g->d.link, g->d.parent, g->d.pending, g->d.start };
+    for (void *q : p) if (q) NB_CUDA(cudaFree(q));
+    g->d.child = NULL; g->d.geom = NULL; g->d.mass = NULL; g->d.link = NULL;
+    g->d.parent = g->d.pending = g->d.start = NULL;
+    g->bytes_cells = 0;
+    return 0;
+}
+
+int alloc_cells(bh_gpu *g, int64_t cap)
+{
+    int rc;
+    if ((rc = free_cells(g))) return rc;
+    if (cap > 2147483647LL - g->d.n) cap = 2147483647LL - g->d.n;
+    size_t c = (size_t)cap;
+    double *t = &g->bytes_cells;
+    if ((rc = nb_cuda_malloc((void **)&g->d.child, c * 8 * sizeof(int), "tree cells (children)", t)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.geom, c * sizeof(float4), "tree cells (cubes)", t)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.mass, c * sizeof(float4), "tree cells (mass)", t)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.link, c * sizeof(int4), "tree cells (links)", t)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.parent, c * sizeof(int), "tree cells (parents)", t)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.pending, c * sizeof(int), "tree cells (counters)", t)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.start, c * sizeof(int), "tree cells (start)", t)))
+        return rc;
+    g->d.cap = (int)cap;
+    return 0;
+}
+
+/* bbox .. force: the accelerations of the current positions.  ev: record
+ * the events K_BBOX..K_FORCE+1 (timed steps). */
+int tree_force(bh_gpu *g, bool ev)
+{
+    for (;;) {
+        if (ev) NB_CUDA(cudaEventRecord(g->ev[K_BBOX]));
+        k_bbox<<<g->bbox_blocks, BBOX_THREADS>>>(g->d);
+        NB_LAUNCHED();
+        if (ev) NB_CUDA(cudaEventRecord(g->ev[K_BUILD]));
+        k_build<<<g->build_blocks, 256>>>(g->d);
+        NB_LAUNCHED();
+        NB_CUDA(cudaMemcpy(&g->hst, g->d.st, sizeof g->hst, cudaMemcpyDeviceToHost));
+        if (!g->hst.overflow && g->hst.ncells <= g->d.cap) break;
+        /* Out of cells: regrow by half and rebuild (rare: the first steps). */
+        int64_t cap = (int64_t)g->d.cap + g->d.cap / 2 + 1024;
+        if ((int64_t)g->d.cap >= 2147483647LL - g->d.n)
+            return nb_fail(NB_EXIT_RUNTIME, "the tree needs more than 2^31 nodes");
+        int rc = alloc_cells(g, cap);
+        if (rc) return rc;
+    }
+    if (ev) NB_CUDA(cudaEventRecord(g->ev[K_SUM]));
+    int nc = g->hst.ncells;
+    int sum_blocks = std::min((nc + 255) / 256, g->sum_blocks);
+    k_summarize<<<sum_blocks, 256>>>(g->d, g->theta);
+    NB_LAUNCHED();
+    if (ev) NB_CUDA(cudaEventRecord(g->ev[K_SORT]));
+    k_sort<<<std::min((nc + 255) / 256, g->sort_blocks), 256>>>(g->d);
+    NB_LAUNCHED();
+    if (g->poison) {                /* an unwritten acceleration stays NaN */
+        NB_CUDA(cudaMemset(g->d.ax, 0xFF, (size_t)g->d.n * sizeof(float)));
+        NB_CUDA(cudaMemset(g->d.ay, 0xFF, (size_t)g->d.n * sizeof(float)));
+        NB_CUDA(cudaMemset(g->d.az, 0xFF, (size_t)g->d.n * sizeof(float)));
+    }
+    if (ev) NB_CUDA(cudaEventRecord(g->ev[K_FORCE]));
+    k_force<<<(g->d.n + g->block - 1) / g->block, g->block>>>(g->d, g->eps2);
+    NB_LAUNCHED();
+    if (ev) NB_CUDA(cudaEventRecord(g->ev[K_KICK]));
+    return 0;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+int read_status(bh_gpu *g)
+{
+    NB_CUDA(cudaMemcpy(&g->hst, g->d.st, sizeof g->hst, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+int bh_gpu_probe(void) { return nb_cuda_probe(); }
+
+int bh_gpu_init(void **ctx, const nb_state *s, const nb_options *o)
+{
+    bh_gpu *g = new (std::nothrow) bh_gpu();
+    if (!g) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    *ctx = g;
+    g->tag = BH_GPU;
+    int64_t n = s->n;
+    if (n > 2147483647LL / 2) return nb_fail(NB_EXIT_USAGE, "the GPU tree code takes at most 2^30 bodies");
+    g->d.n = (int)n;
+    g->dt = (float)o->dt;
+    g->eps2 = (float)(o->eps * o->eps);
+    g->theta = (float)o->theta;
+    g->block = o->block ? o->block : 256;
+    g->poison = o->poison;
+    for (int e = 0; e <= K_EVENTS; e++) NB_CUDA(cudaEventCreate(&g->ev[e]));
+
+    int dev, sms;
+    NB_CUDA(cudaGetDevice(&dev));
+    NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int occ;
+    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_sort, 256, 0));
+    if (occ < 1) return nb_fail(NB_EXIT_RUNTIME, "k_sort cannot be resident on this device");
+    g->sort_blocks = occ * sms;     /* fully resident: its waits always end */
+    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_build, 256, 0));
+    g->build_blocks = std::max(1, std::min((int)((n + 255) / 256), occ * sms));
+    g->sum_blocks = sms * 8;
+    g->bbox_blocks = std::max(1, std::min((int)((n + BBOX_THREADS - 1) / BBOX_THREADS), sms * 4));
+    g->body_blocks = std::max(1, std::min((int)((n + 255) / 256), sms * 16));
+
+    double *tb = &g->bytes_bodies;
+    size_t N = (size_t)n;
+    int rc;
+    if ((rc = nb_cuda_malloc((void **)&g->d.pos, N * sizeof(float4), "positions", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.vx, N * sizeof(float), "velocities", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.vy, N * sizeof(float), "velocities", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.vz, N * sizeof(float), "velocities", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.ax, N * sizeof(float), "accelerations", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.ay, N * sizeof(float), "accelerations", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.az, N * sizeof(float), "accelerations", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.chain, N * sizeof(int), "leaf lists", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.bnext, N * sizeof(int), "walk links", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.sorted, N * sizeof(int), "tree order", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.partial, (size_t)g->bbox_blocks * 2 * sizeof(float4),
+                             "bounding box", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.st, sizeof(bh_status), "tree status", tb)))
+        return rc;
+    NB_CUDA(cudaMemset(g->d.st, 0, sizeof(bh_status)));
+    /* A Plummer sphere needs ~0.48 cells per body (measured); grown when short. */
+    if ((rc = alloc_cells(g, n * 3 / 5 + 1024))) return rc;
+
+    std::vector<float4> h(N);
+    for (size_t i = 0; i < N; i++) h[i] = make_float4(s->x[i], s->y[i], s->z[i], s->m[i]);
+    NB_CUDA(cudaMemcpy(g->d.pos, h.data(), N * sizeof(float4), cudaMemcpyHostToDevice));
+    NB_CUDA(cudaMemcpy(g->d.vx, s->vx, N * sizeof(float), cudaMemcpyHostToDevice));
+    NB_CUDA(cudaMemcpy(g->d.vy, s->vy, N * sizeof(float), cudaMemcpyHostToDevice));
+    NB_CUDA(cudaMemcpy(g->d.vz, s->vz, N * sizeof(float), cudaMemcpyHostToDevice));
+    if ((rc = tree_force(g, false))) return rc;
+    NB_CUDA(cudaDeviceSynchronize());
+    return read_status(g);
+}
+
+int bh_gpu_accel(void *ctx, float *ax, float *ay, float *az)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    int rc = tree_force(g, false);
+    if (rc) return rc;
+    size_t nb = (size_t)g->d.n * sizeof(float);
+    NB_CUDA(cudaMemcpy(ax, g->d.ax, nb, cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(ay, g->d.ay, nb, cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(az, g->d.az, nb, cudaMemcpyDeviceToHost));
+    return read_status(g);
+}
+
+int bh_gpu_advance(void *ctx, int steps, nb_step_time *times)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    float hdt = 0.5f * g->dt;
+    for (int k = 0; k < steps; k++) {
+        bool ev = times != NULL;
+        if (ev) NB_CUDA(cudaEventRecord(g->ev[K_DRIFT]));
+        k_drift<<<g->body_blocks, 256>>>(g->d, hdt, g->dt);
+        NB_LAUNCHED();
+        int rc = tree_force(g, ev);
+        if (rc) return rc;
+        k_kick<<<g->body_blocks, 256>>>(g->d, hdt);
+        NB_LAUNCHED();
+        if (ev) NB_CUDA(cudaEventRecord(g->ev[K_EVENTS]));
+        if ((rc = read_status(g))) return rc;      /* also waits for the step */
+        if (ev) {
+            float ms[K_EVENTS];
+            for (int e = 0; e < K_EVENTS; e++)
+                NB_CUDA(cudaEventElapsedTime(&ms[e], g->ev[e], g->ev[e + 1]));
+            /* ms[e]: from event e to e+1 = the phase that starts at e */
+            g->split[0].push_back(ms[K_BBOX]);
+            g->split[1].push_back(ms[K_BUILD]);     /* build + the status read */
+            g->split[2].push_back(ms[K_SUM]);
+            g->split[3].push_back(ms[K_SORT]);      /* sort (+ poison fill in tests) */
+            g->split[4].push_back(ms[K_FORCE]);
+            g->split[5].push_back(ms[K_DRIFT] + ms[K_KICK]);
+            float f, st;
+            NB_CUDA(cudaEventElapsedTime(&f, g->ev[K_BBOX], g->ev[K_KICK]));
+            NB_CUDA(cudaEventElapsedTime(&st, g->ev[K_DRIFT], g->ev[K_EVENTS]));
+            times[k].force_ms = f;
+            times[k].step_ms = st;
+            times[k].interactions = (int64_t)(g->hst.bb + g->hst.bc);
+        }
+    }
+    return 0;
+}
+
+int bh_gpu_download(void *ctx, nb_state *s)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    size_t N = (size_t)g->d.n;
+    std::vector<float4> h(N);
+    NB_CUDA(cudaMemcpy(h.data(), g->d.pos, N * sizeof(float4), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < N; i++) { s->x[i] = h[i].x; s->y[i] = h[i].y; s->z[i] = h[i].z; s->m[i] = h[i].w; }
+    NB_CUDA(cudaMemcpy(s->vx, g->d.vx, N * sizeof(float), cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(s->vy, g->d.vy, N * sizeof(float), cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(s->vz, g->d.vz, N * sizeof(float), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+void bh_gpu_info(void *ctx, nb_run_info *info)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    nb_cuda_info(info);
+    info->block = g->block;
+    info->device_bytes = g->bytes_bodies + g->bytes_cells;
+    info->tree_nodes = g->hst.ncells;
+    info->tree_depth = g->hst.maxdepth + 1;
+}
+
+void bh_gpu_report(void *ctx, FILE *out)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    fprintf(out, "    kernels (median of %zu timed steps, ms, CUDA events):", g->split[0].size());
+    for (int k = 0; k < 6; k++) fprintf(out, " %s %.3f", k_names[k], median(g->split[k]));
+    fputc('\n', out);
+    double n = g->d.n;
+    fprintf(out, "    interactions per step: body-body %llu, body-cell %llu (%.1f + %.1f per body)\n",
+            g->hst.bb, g->hst.bc, g->hst.bb / n, g->hst.bc / n);
+    fprintf(out, "    tree: %d cells (room for %d), depth %d; device bytes per body %.1f "
+            "(bodies %.1f, cells %.1f)\n", g->hst.ncells, g->d.cap, g->hst.maxdepth + 1,
+            (g->bytes_bodies + g->bytes_cells) / n, g->bytes_bodies / n, g->bytes_cells / n);
+}
+
+int bh_gpu_cells(void *ctx, nb_cells *out)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    size_t c = (size_t)g->hst.ncells;
+    std::vector<float4> h(c);
+    NB_CUDA(cudaMemcpy(h.data(), g->d.geom, c * sizeof(float4), cudaMemcpyDeviceToHost));
+    g->hcx.resize(c); g->hcy.resize(c); g->hcz.resize(c); g->hh.resize(c);
+    for (size_t k = 0; k < c; k++) { g->hcx[k] = h[k].x; g->hcy[k] = h[k].y; g->hcz[k] = h[k].z; g->hh[k] = h[k].w; }
+    out->count = (int64_t)c;
+    out->cx = g->hcx.data(); out->cy = g->hcy.data(); out->cz = g->hcz.data(); out->half = g->hh.data();
+    return 0;
+}
+
+int bh_gpu_tree(void *ctx, bh_tree *t)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    memset(t, 0, sizeof *t);
+    size_t c = (size_t)g->hst.ncells, N = (size_t)g->d.n;
+    t->n = g->d.n; t->ncells = (int64_t)c; t->depth = g->hst.maxdepth + 1;
+    t->child = (int *)malloc(c * 8 * sizeof(int));
+    t->chain = (int *)malloc(N * sizeof(int));
+    t->count = (int64_t *)malloc(c * sizeof(int64_t));
+    float **f[] = { &t->cx, &t->cy, &t->cz, &t->half, &t->mx, &t->my, &t->mz, &t->m };
+    bool ok = t->child && t->chain && t->count;
+    for (float **p : f) if (!(*p = (float *)malloc(c * sizeof(float)))) ok = false;
+    if (!ok) { bh_tree_free(t); return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the tree"); }
+    std::vector<float4> geo(c), mas(c);
+    std::vector<int4> lnk(c);
+    NB_CUDA(cudaMemcpy(t->child, g->d.child, c * 8 * sizeof(int), cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(t->chain, g->d.chain, N * sizeof(int), cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(geo.data(), g->d.geom, c * sizeof(float4), cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(mas.data(), g->d.mass, c * sizeof(float4), cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(lnk.data(), g->d.link, c * sizeof(int4), cudaMemcpyDeviceToHost));
+    for (size_t k = 0; k < c; k++) {
+        t->cx[k] = geo[k].x; t->cy[k] = geo[k].y; t->cz[k] = geo[k].z; t->half[k] = geo[k].w;
+        t->mx[k] = mas[k].x; t->my[k] = mas[k].y; t->mz[k] = mas[k].z; t->m[k] = mas[k].w;
+        t->count[k] = lnk[k].w;
+    }
+    return 0;
+}
+
+int bh_gpu_interactions(void *ctx, int64_t *bb, int64_t *bc)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    *bb = (int64_t)g->hst.bb;
+    *bc = (int64_t)g->hst.bc;
+    return 0;
+}
+
+void bh_gpu_destroy(void *ctx)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    void *p[] = { g->d.pos, g->d.vx, g->d.vy, g->d.vz, g->d.ax, g->d.ay, g->d.az, g->d.chain,
+                  g->d.bnext, g->d.sorted, g->d.partial, g->d.st };
+    for (void *q : p) if (q) cudaFree(q);
+    free_cells(g);
+    for (int e = 0; e <= K_EVENTS; e++) if (g->ev[e]) cudaEventDestroy(g->ev[e]);
+    delete g;
+}
+
+} // extern "C"
