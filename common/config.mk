@@ -51,7 +51,7 @@ GENCODE := -gencode=arch=compute_75,code=sm_75 \
 endif
 NVCCFLAGS ?= -O3 -g -lineinfo
 NVCCFLAGS += -std=c++17 $(GENCODE) -ftz=true -I$(TOP_DIR)/common \
-             -Xcompiler -Wall,-Wextra,-fopenmp
+             -Xcompiler -Wall,-Wextra,-fopenmp $(EXTRA_NVCCFLAGS)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 
 # CUnit: system package (libcunit1-dev), or a prefix such as the

@@ -182,7 +182,7 @@ int nb_main(int argc, char **argv, const nb_step *step)
         if (step->info) step->info(r.ctx, &info);
         else { nb_cpu_model(info.device, sizeof info.device); info.sms = o.threads; }
     }
-    nb_tolerance tol = nb_tolerance_for(step->tree, o.theta);
+    nb_tolerance tol = nb_tolerance_for_n(step->tree || o.cpu, o.theta, o.n);
     int pass = checked ? nb_within_tolerance(&err, &tol) : 1;
 
     if (!rc && o.csv) {

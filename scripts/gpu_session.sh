@@ -46,6 +46,13 @@ if has bench; then
     done
   done | tee "$OUT/bench.csv"
   for b in 128 256 512; do step04_shared/nbody -n 1048576 -s 5 --bench --csv --block $b; done | tee -a "$OUT/bench.csv"
+  # step04 with 1, 2 (the default) and 4 bodies per thread
+  for r in 1 4 2; do
+    "${mk[@]}" -s -B -C step04_shared EXTRA_NVCCFLAGS=-DBODIES_PER_THREAD=$r >/dev/null 2>&1
+    cuobjdump -sass step04_shared/nbody | awk '/Function : .*forces_kernel/{f=1;next} /Function :/{f=0} f' > /tmp/fk.txt
+    echo "R=$r: $(grep -cE '^\s+/\*[0-9a-f]+\*/' /tmp/fk.txt) instructions;" $(grep -oE '(FFMA|FADD|FMUL|MUFU\.RSQ|LDS\.128|BAR\.SYNC|BRA)\b' /tmp/fk.txt | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')
+    for b in 128 256; do echo -n "R=$r "; step04_shared/nbody -n 1048576 -s 5 --bench --csv --block $b; done
+  done | tee "$OUT/bench_r.txt"
 fi
 if has big; then
   echo "== big"

@@ -9,13 +9,18 @@
  * zero-mass bodies (they add exactly 0), so any N works and every thread
  * reaches every __syncthreads(), including threads with i >= n.
  *
+ * The same tiling idea is applied once more, one level down: each thread
+ * keeps BODIES_PER_THREAD (2) target bodies in registers, so one read of a
+ * body from shared memory serves two interactions.
+ *
  * Napkin math, per interaction (SASS of forces_kernel, `cuobjdump -sass`):
- * 1 LDS.128 + 3 FADD + 3 FFMA + 1 MUFU.RSQ + 3 FMUL + 3 FFMA = 14 warp
- * instructions (the minimum of the formula is 13: the shared-memory read is
- * the extra one); the loop overhead is amortized by unrolling.  H100 SXM:
- * 132 SMs x 4 schedulers x 1 warp instruction/clock x 32 lanes = 16896
- * lane-instructions per clock; at 1.98 GHz and 14 per interaction the bound
- * is 132*4*32*1.98e9/14 = 2.39e12 interactions/s (2.0 T is 84% of it).
+ * 3 FADD + 3 FFMA + 1 MUFU.RSQ + 3 FMUL + 3 FFMA = 13 warp instructions (the
+ * minimum of the formula) plus 1 LDS.128 per 2 interactions and the loop
+ * overhead, amortized by unrolling: ~13.6.  H100 SXM: 132 SMs x 4 schedulers
+ * x 1 warp instruction/clock x 32 lanes = 16896 lane-instructions per clock;
+ * at 1.98 GHz and 13.6 per interaction the bound is
+ * 132*4*32*1.98e9/13.6 = 2.46e12 interactions/s.  Measured on the H100 with
+ * one body per thread (14.2 instructions per interaction): 1.86e12.
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c shared.cu   (flags: common/config.mk) */
 #include <stdlib.h>
@@ -24,26 +29,44 @@
 #include "nb_physics.h"
 
 #define DEFAULT_BLOCK 256
+/* Tiling at two levels: a tile of blockDim.x bodies in shared memory, and
+ * BODIES_PER_THREAD target bodies in each thread's registers, so that one
+ * shared-memory read serves that many interactions. */
+#ifndef BODIES_PER_THREAD
+#define BODIES_PER_THREAD 2
+#endif
 
 /* a_i = sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2) */
 __global__ void forces_kernel(const float4 *pos, float3 *acc, int n, float eps2)
 {
     extern __shared__ float4 tile[];                 /* blockDim.x bodies */
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    float4 pi = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    const long long i0 = (long long)blockIdx.x * blockDim.x * BODIES_PER_THREAD + threadIdx.x;
+    float4 pi[BODIES_PER_THREAD];                    /* this thread's bodies: i0 + r * blockDim.x */
+    float ax[BODIES_PER_THREAD], ay[BODIES_PER_THREAD], az[BODIES_PER_THREAD];
+#pragma unroll
+    for (int r = 0; r < BODIES_PER_THREAD; r++) {
+        long long i = i0 + (long long)r * blockDim.x;
+        pi[r] = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        ax[r] = ay[r] = az[r] = 0.0f;
+    }
     for (int base = 0; base < n; base += blockDim.x) {
         int j = base + threadIdx.x;
         tile[threadIdx.x] = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         __syncthreads();                             /* the tile is loaded */
-#pragma unroll 16
+#pragma unroll 8
         for (int k = 0; k < blockDim.x; k++) {
             float4 pj = tile[k];
-            nb_interact(pi.x, pi.y, pi.z, pj.x, pj.y, pj.z, pj.w, eps2, &ax, &ay, &az);
+#pragma unroll
+            for (int r = 0; r < BODIES_PER_THREAD; r++)
+                nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2, &ax[r], &ay[r], &az[r]);
         }
         __syncthreads();                             /* everyone is done with it */
     }
-    if (i < n) acc[i] = make_float3(ax, ay, az);
+#pragma unroll
+    for (int r = 0; r < BODIES_PER_THREAD; r++) {
+        long long i = i0 + (long long)r * blockDim.x;
+        if (i < n) acc[i] = make_float3(ax[r], ay[r], az[r]);
+    }
 }
 
 /* Leapfrog: v += a dt/2; x += v dt  (before the forces) ... */
@@ -94,7 +117,9 @@ static void gpu_destroy(void *p)
 static int forces(gpu_ctx *c, float3 *acc)
 {
     if (c->poison) NB_CUDA(cudaMemset(acc, 0xff, (size_t)c->n * sizeof *acc));   /* NaN */
-    forces_kernel<<<c->grid, c->block, c->block * sizeof(float4)>>>(c->pos, acc, c->n, c->eps2);
+    long long per_block = (long long)c->block * BODIES_PER_THREAD;
+    int grid = (int)((c->n + per_block - 1) / per_block);
+    forces_kernel<<<grid, c->block, c->block * sizeof(float4)>>>(c->pos, acc, c->n, c->eps2);
     NB_LAUNCHED();
     return NB_OK;
 }

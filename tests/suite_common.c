@@ -284,6 +284,10 @@ static void t_error_stats(void)
     ay[3] = NAN;                                /* NaN never passes */
     CU_ASSERT_FATAL(nb_accel_errors(&s, 0.01, ax, ay, az, 1024, &e) == 0);
     CU_ASSERT(e.nonfinite == 1 && !nb_within_tolerance(&e, &tol));
+    nb_tolerance tl = nb_tolerance_for_n(0, 0, 4194304);      /* large N: median/p99 */
+    CU_ASSERT(tl.max == 0 && tl.median == 1e-3 && tl.p99 == 1e-2);
+    tl = nb_tolerance_for_n(0, 0, 65536);
+    CU_ASSERT(tl.max == 1e-4 && tl.median == 0);
     nb_tolerance tt = nb_tolerance_for(1, 0.5);
     CU_ASSERT(tt.median == 1e-3 && tt.p99 == 1e-2);
     nb_state_free(&s);
