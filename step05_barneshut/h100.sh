@@ -31,4 +31,15 @@ bench)
 big)
   timeout 200 $B -n 50000000 -s 1 --bench >$OUT/bench_50M.log 2>&1; echo "rc=$?" >>$OUT/bench_50M.log
   grep -E "tree:|median|kernels|interactions per|device|rc=|: " $OUT/bench_50M.log | head -20 ;;
+cross)   # crossover with the all-pairs step04 (same seed, Plummer, full step)
+  make -C step04_shared ARCH=sm_90 -j8 >>$OUT/build.log 2>&1 || { echo "step04 build failed"; continue; }
+  for n in 8192 16384 32768 65536 131072 262144; do
+    a=$(timeout 60 step04_shared/nbody -n $n -s 5 --bench | grep "step   median" | awk '{print $3}')
+    b=$(timeout 60 $B -n $n -s 5 --bench | grep "step   median" | awk '{print $3}')
+    echo "cross n=$n step04 $a ms step05 $b ms" | tee -a $OUT/cross.log
+  done ;;
+blocks)
+  for bl in 64 128 256 512; do
+    echo "block $bl: $(timeout 60 $B -n 1000000 -s 3 --bench --block $bl | grep -E 'kernels' )" | tee -a $OUT/blocks.log
+  done ;;
 esac; done
