@@ -46,6 +46,7 @@ diff:
 	 diff -ru -x '*.o' -x '*.a' -x nbody -x Makefile $$prev $$cur || true
 
 -include scripts/targets.mk
+-include scripts/student_kit.mk
 
 clean:
 	@for d in common tests $(STEPS); do $(MAKE) --no-print-directory -C $$d clean; done

@@ -50,7 +50,11 @@ static int cpu_init(void **ctx, const nb_state *s, const nb_options *o)
         c->vel[i] = (float3){ s->vx[i], s->vy[i], s->vz[i] };
         c->mass[i] = s->m[i];
     }
+    /* BEGIN SOLUTION: hint: the leapfrog's first kick needs a(x0): compute the accelerations of the initial positions into c->acc; see handouts/01_cpu.md */
+    /* BLANK: cpu_destroy(c); */
+    /* BLANK: return nb_fail(NB_EXIT_TODO, "the leapfrog is not implemented yet: a(x0) in cpu_init(), kick-drift-kick in cpu_advance() (see handouts/01_cpu.md)"); */
     cpu_forces(c->pos, c->mass, c->acc, n, c->eps2, c->threads);
+    /* END SOLUTION */
     *ctx = c;
     return NB_OK;
 }
@@ -68,6 +72,9 @@ static int cpu_accel(void *p, float *ax, float *ay, float *az)
 static int cpu_advance(void *p, int steps, nb_step_time *times)
 {
     cpu_ctx *c = p;
+    /* BEGIN SOLUTION: hint: 'steps' leapfrog kick-drift-kick steps: v += a dt/2; x += v dt; a = a(x) with cpu_forces(); v += a dt/2.  Time the force loop (force_ms) and the whole step (step_ms) with nb_now_ms() and count the interactions into times[k] when times != NULL; see handouts/01_cpu.md */
+    /* BLANK: (void)c; (void)steps; (void)times; */
+    /* BLANK: return nb_fail(NB_EXIT_TODO, "the leapfrog is not implemented yet: a(x0) in cpu_init(), kick-drift-kick in cpu_advance() (see handouts/01_cpu.md)"); */
     const float h = 0.5f * c->dt, dt = c->dt;
     for (int k = 0; k < steps; k++) {
         double t0 = nb_now_ms();
@@ -89,6 +96,7 @@ static int cpu_advance(void *p, int steps, nb_step_time *times)
         }
     }
     return NB_OK;
+    /* END SOLUTION */
 }
 
 static int cpu_download(void *p, nb_state *s)

@@ -12,6 +12,9 @@
 void cpu_forces(const float3 *pos, const float *mass, float3 *acc, int64_t n, float eps2,
                 int threads)
 {
+    /* BEGIN SOLUTION: hint: for every body i (OpenMP parallel for over i), sum nb_interact() over all bodies j into ax, ay, az, then store acc[i]; see handouts/01_cpu.md */
+    /* BLANK: (void)pos; (void)mass; (void)eps2; (void)threads; */
+    /* BLANK: for (int64_t i = 0; i < n; i++) acc[i] = (float3){ 0.0f, 0.0f, 0.0f }; */
     #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         const float xi = pos[i].x, yi = pos[i].y, zi = pos[i].z;
@@ -23,4 +26,5 @@ void cpu_forces(const float3 *pos, const float *mass, float3 *acc, int64_t n, fl
         acc[i].y = ay;
         acc[i].z = az;
     }
+    /* END SOLUTION */
 }

@@ -39,6 +39,8 @@
 /* a_i = sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2) */
 __global__ void forces_kernel(const float4 *pos, float3 *acc, int n, float eps2)
 {
+    /* BEGIN SOLUTION: hint: tile the j-loop: per tile, each thread loads one float4 into the extern __shared__ tile[] (pad past n with zero-mass bodies), __syncthreads(), accumulate the whole tile, __syncthreads(); each thread keeps BODIES_PER_THREAD targets i0 + r * blockDim.x in registers; every thread (also i >= n) must reach every __syncthreads(); see handouts/04_shared.md */
+    /* BLANK: (void)pos; (void)acc; (void)n; (void)eps2; */
     extern __shared__ float4 tile[];                 /* blockDim.x bodies */
     const long long i0 = (long long)blockIdx.x * blockDim.x * BODIES_PER_THREAD + threadIdx.x;
     float4 pi[BODIES_PER_THREAD];                    /* this thread's bodies: i0 + r * blockDim.x */
@@ -67,6 +69,7 @@ __global__ void forces_kernel(const float4 *pos, float3 *acc, int n, float eps2)
         long long i = i0 + (long long)r * blockDim.x;
         if (i < n) acc[i] = make_float3(ax[r], ay[r], az[r]);
     }
+    /* END SOLUTION */
 }
 
 /* Leapfrog: v += a dt/2; x += v dt  (before the forces) ... */
@@ -117,10 +120,13 @@ static void gpu_destroy(void *p)
 static int forces(gpu_ctx *c, float3 *acc)
 {
     if (c->poison) NB_CUDA(cudaMemset(acc, 0xff, (size_t)c->n * sizeof *acc));   /* NaN */
+    /* BEGIN SOLUTION: hint: each block now covers c->block * BODIES_PER_THREAD bodies: compute the grid, launch forces_kernel with c->block * sizeof(float4) bytes of dynamic shared memory, then NB_LAUNCHED(); see handouts/04_shared.md */
+    /* BLANK: return nb_fail(NB_EXIT_TODO, "forces_kernel is not implemented yet (see handouts/04_shared.md)"); */
     long long per_block = (long long)c->block * BODIES_PER_THREAD;
     int grid = (int)((c->n + per_block - 1) / per_block);
     forces_kernel<<<grid, c->block, c->block * sizeof(float4)>>>(c->pos, acc, c->n, c->eps2);
     NB_LAUNCHED();
+    /* END SOLUTION */
     return NB_OK;
 }
 

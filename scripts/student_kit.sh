@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# scripts/student_kit.sh [--keep-solutions] [DEST] -- the student starter kit
+# (`make student-kit`, README "Student kit").
+#
+# Copies every git-tracked file of this tree (`git ls-files`, as it is in the
+# working tree) to DEST (default: dist/ at the top of the tree) and, in C/CUDA
+# sources (*.c *.h *.cu *.cuh), replaces each marked solution region by its
+# blank:
+#
+#     /* BEGIN SOLUTION: hint: what to write; see handouts/NN_x.md */
+#     /* BLANK: code line of the blank */          (zero or more, right after BEGIN)
+#     ... the solution: any lines ...
+#     /* END SOLUTION */
+#
+# becomes, in the kit (indentation of each marker line kept):
+#
+#     /* TODO: what to write; see handouts/NN_x.md */
+#     code line of the blank
+#
+# Each marker is a line of its own holding only that comment.  A blank is
+# written so that the kit builds without warnings and the program exits with
+# NB_EXIT_TODO (4): e.g. `return nb_fail(NB_EXIT_TODO, "...");` in a host
+# function, `(void)param;` casts in a kernel body.  BLANK text must not hold
+# "*/".  --keep-solutions writes the solution instead (the marker lines
+# dropped, the code kept): the finished course, for checking the generator.
+#
+# Malformed markers (nesting, END without BEGIN, a region left open, BLANK not
+# right after BEGIN, a marker word on a line that is not a marker) stop the
+# script with file:line and exit 2, so a typo never ships a solution.
+# Exit: 0 ok, 2 bad usage, markers or destination, 3 I/O error.
+set -euo pipefail
+keep=0
+dest=""
+for a in "$@"; do
+  case "$a" in
+    --keep-solutions) keep=1 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "student_kit.sh: unknown option '$a' (usage: student_kit.sh [--keep-solutions] [DEST])" >&2; exit 2 ;;
+    *) [ -z "$dest" ] || { echo "student_kit.sh: one DEST only" >&2; exit 2; }; dest=$a ;;
+  esac
+done
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+if ! git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  echo "student_kit.sh: $top is not a git checkout: the kit is made of the git-tracked files (run it in the instructor's clone)" >&2
+  exit 2
+fi
+dest=${dest:-$top/dist}
+mkdir -p "$(dirname "$dest")"
+dest=$(cd "$(dirname "$dest")" && pwd)/$(basename "$dest")
+case "$dest" in
+  "$top"|/|"$HOME") echo "student_kit.sh: refusing to write the kit into $dest" >&2; exit 2 ;;
+esac
+# Replace only an empty directory or an earlier kit (it carries .student_kit).
+if [ -e "$dest" ]; then
+  if [ -f "$dest/.student_kit" ] || [ -z "$(ls -A "$dest" 2>/dev/null)" ]; then
+    rm -rf "$dest"
+  else
+    echo "student_kit.sh: $dest exists and is not a student kit (no .student_kit file); remove it or pick another DEST" >&2
+    exit 2
+  fi
+fi
+mkdir -p "$dest"
+
+# The region filter: awk on one file, kit (keep=0) or solution (keep=1).
+filter='
+function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 2 }
+function indent(s) { match(s, /^[ \t]*/); return substr(s, 1, RLENGTH) }
+BEGIN { inside = 0; blanks_ok = 0; regions = 0 }
+{
+  line = $0
+  if (line ~ /^[ \t]*\/\* BEGIN SOLUTION: .*\*\/[ \t]*$/) {
+    if (inside) fail("BEGIN SOLUTION inside a region opened at line " start)
+    inside = 1; start = FNR; blanks_ok = 1; regions++
+    hint = line; sub(/^[ \t]*\/\* BEGIN SOLUTION: */, "", hint); sub(/ *\*\/[ \t]*$/, "", hint)
+    sub(/^hint: */, "", hint)
+    if (!keep) print indent(line) "/* TODO: " hint " */"
+    next
+  }
+  if (line ~ /^[ \t]*\/\* BLANK: .*\*\/[ \t]*$/) {
+    if (!inside) fail("BLANK outside a solution region")
+    if (!blanks_ok) fail("BLANK lines must come right after BEGIN SOLUTION")
+    code = line; sub(/^[ \t]*\/\* BLANK: /, "", code); sub(/ *\*\/[ \t]*$/, "", code)
+    if (code ~ /\*\//) fail("BLANK text holds */")
+    if (!keep) print indent(line) code
+    next
+  }
+  if (line ~ /^[ \t]*\/\* END SOLUTION \*\/[ \t]*$/) {
+    if (!inside) fail("END SOLUTION without BEGIN SOLUTION")
+    inside = 0; next
+  }
+  if (line ~ /BEGIN SOLUTION|END SOLUTION|\/\* BLANK:/) fail("malformed solution marker (a marker is a line of its own)")
+  blanks_ok = 0
+  if (!inside || keep) print line
+}
+END {
+  if (bad) exit 2
+  if (inside) { printf "%s:%d: region opened here is never closed (END SOLUTION)\n", FILENAME, start > "/dev/stderr"; exit 2 }
+  printf "%d\n", regions > "/dev/fd/3"
+}'
+
+n_files=0; n_regions=0; marked=()
+cd "$top"
+while IFS= read -r -d '' f; do
+  if [ ! -e "$f" ] && [ ! -L "$f" ]; then
+    echo "student_kit.sh: warning: $f is tracked but missing from the working tree; left out" >&2
+    continue
+  fi
+  mkdir -p "$dest/$(dirname "$f")"
+  case "$f" in
+    *.c|*.h|*.cu|*.cuh)
+      if [ ! -L "$f" ] && grep -q 'BEGIN SOLUTION\|END SOLUTION\|/\* BLANK:' "$f"; then
+        r=$(awk -v keep="$keep" "$filter" "$f" 3>&1 >"$dest/$f") || {
+          echo "student_kit.sh: bad solution markers in $f (see above); no kit written" >&2
+          rm -rf "$dest"; exit 2; }
+        chmod --reference="$f" "$dest/$f"
+        n_regions=$((n_regions + r)); marked+=("$f ($r)")
+        n_files=$((n_files + 1))
+        continue
+      fi ;;
+  esac
+  cp -P --preserve=mode "$f" "$dest/$f" || { echo "student_kit.sh: cannot copy $f to $dest" >&2; exit 3; }
+  n_files=$((n_files + 1))
+done < <(git ls-files -z)
+
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=""; git diff --quiet HEAD 2>/dev/null || dirty=" (with uncommitted changes)"
+mode="blanks"; [ $keep = 1 ] && mode="solutions kept"
+printf 'student kit of nbody-lab %s%s, %s, %s\n' "$rev" "$dirty" "$mode" "$(date -u +%Y-%m-%dT%H:%MZ)" > "$dest/.student_kit"
+printf '%s\n' "${marked[@]}" >> "$dest/.student_kit"
+
+echo "student kit ($mode): $n_files files, $n_regions solution regions in ${#marked[@]} files -> $dest"
+for m in "${marked[@]}"; do echo "  $m"; done
