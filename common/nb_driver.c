@@ -219,7 +219,7 @@ int nb_main(int argc, char **argv, const nb_step *step)
         if (o.bench) {
             printf("  bench: %d timed steps after %d warm-up step%s (%s)\n",
                    bench.count, o.warmup, o.warmup == 1 ? "" : "s",
-                   step->probe ? "bodies stay on the device, copies excluded" : "host clock");
+                   step->probe && !o.cpu ? "bodies stay on the device, copies excluded" : "host clock");
             printf("    force  median %10.4f ms   min %10.4f ms\n", bench.force_med, bench.force_min);
             printf("    step   median %10.4f ms   min %10.4f ms\n", bench.step_med, bench.step_min);
             printf("    rate   %.4g interactions/step, %.4g G interactions/s, %.1f GFLOP/s "

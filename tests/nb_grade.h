@@ -4,7 +4,7 @@
  * runs them with CUnit and prints one line per test with its points, a score
  * for the runner and a CUnit-style summary; it writes the per-test results to
  * tests/results/<runner>.tsv (read by `make check-all` for the points table)
- * and CUnit's automated XML report tests/results/<runner>-Results.xml.
+ * and a JSON report tests/results/<runner>.json (merged into summary.json).
  *
  * Pass/fail comes from CUnit's failure records, never from CU_get_error().
  * A suite registered with a skip reason (e.g. no CUDA device) is inactive:

@@ -101,6 +101,7 @@ int nb_t_step_accel(const nb_step *step, const nb_state *s, const nb_options *o,
     int rc = step->init(&ctx, s, o);
     if (!rc) rc = step->accel(ctx, *ax, *ay, *az);
     if (ctx) step->destroy(ctx);
+    if (rc) printf("       %s failed (exit code %d): %s\n", step->name, rc, nb_errmsg());
     return rc;
 }
 
@@ -111,5 +112,6 @@ int nb_t_step_run(const nb_step *step, nb_state *s, const nb_options *o, int ste
     if (!rc) rc = step->advance(ctx, steps, NULL);
     if (!rc) rc = step->download(ctx, s);
     if (ctx) step->destroy(ctx);
+    if (rc) printf("       %s failed (exit code %d): %s\n", step->name, rc, nb_errmsg());
     return rc;
 }
