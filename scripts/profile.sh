@@ -248,6 +248,10 @@ END {
     echo ""
     cat "$NB_TMP/table.md"
     echo ""
+    # a metric missing from --query-metrics that ncu reported anyway is not "left out"
+    MISSING=""
+    for m in $DROPPED; do grep -q "|$m|" "$NB_TMP/values" || MISSING="$MISSING $m"; done
+    DROPPED=$MISSING
     if [ -n "$DROPPED" ]; then
         echo "Metrics this ncu does not know, left out:$(echo "$DROPPED" | sed 's/ \([^ ]*\)/ `\1`/g')."
         echo ""
