@@ -347,6 +347,8 @@ __global__ void k_sort(bh_dev d)
 
 __global__ void k_force(bh_dev d, float eps2)
 {
+    /* BEGIN SOLUTION: hint: one thread per body k of the tree order, i = d.sorted[k] (lanes past N take n - 1 and write nothing; a warp entirely past N returns); start at node = n (the root) and loop until BH_EMPTY: a body (node < n) is one nb_interact() with d.pos[node], then node = d.bnext[node]; a cell c = node - n is used as one body (d.mass[c]) and skipped (node = d.link[c].y) only if __all_sync() says it is far (distance^2 >= __int_as_float(d.link[c].z)) from all 32 lanes, else opened (node = d.link[c].x); write d.ax/ay/az[i]; add the warp's body-body and body-cell counts to d.st->bb and d.st->bc; see handouts/05_barneshut.md */
+    /* BLANK: (void)d; (void)eps2; */
     const int n = d.n;
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     const bool valid = k < n;
@@ -384,6 +386,7 @@ __global__ void k_force(bh_dev d, float eps2)
         bc += __shfl_xor_sync(0xffffffffu, bc, off);
     }
     if ((threadIdx.x & 31) == 0) { atomicAdd(&d.st->bb, bb); atomicAdd(&d.st->bc, bc); }
+    /* END SOLUTION */
 }
 
 /* ---- host side ---------------------------------------------------------- */
@@ -464,8 +467,12 @@ int tree_force(bh_gpu *g, bool ev)
         NB_CUDA(cudaMemset(g->d.az, 0xFF, (size_t)g->d.n * sizeof(float)));
     }
     if (ev) NB_CUDA(cudaEventRecord(g->ev[K_FORCE]));
+    /* BEGIN SOLUTION: hint: launch k_force with one thread per body, g->block threads per block (enough blocks to cover g->d.n), on (g->d, g->eps2), then NB_LAUNCHED(); see handouts/05_barneshut.md */
+    /* BLANK: (void)k_force; */
+    /* BLANK: return nb_fail(NB_EXIT_TODO, "the tree walk k_force is not implemented yet (see handouts/05_barneshut.md)"); */
     k_force<<<(g->d.n + g->block - 1) / g->block, g->block>>>(g->d, g->eps2);
     NB_LAUNCHED();
+    /* END SOLUTION */
     if (ev) NB_CUDA(cudaEventRecord(g->ev[K_KICK]));
     return 0;
 }
