@@ -20,10 +20,12 @@
  * x 1 warp instruction/clock x 32 lanes = 16896 lane-instructions per clock;
  * at 1.98 GHz and 13.6 per interaction the bound is
  * 132*4*32*1.98e9/13.6 = 2.46e12 interactions/s.  Measured on the H100 at
- * N = 1,048,576 (handouts/results/h100/gpu-session-2/bench_r.txt): one body
- * per thread (14 + overhead) 1.86e12; two (13.5 + overhead) 1.92e12, with
- * --block 512 1.94e12; four 1.93e12 -- 78% of the 1.98 GHz bound, the
- * rest being loop overhead and the clock the chip sustains under this load.
+ * N = 1,048,576 (handouts/results/h100/gpu-session-2/bench_r.txt and
+ * step04_tuning.txt): one body per thread 1.86e12; two, unrolled by 8,
+ * 1.92e12 (block 256) and 1.94e12 (block 512); two, unrolled by 16,
+ * 1.98e12 (256) and 2.00e12 (512); three or four: 1.75e12-1.93e12.  That is
+ * ~81% of the 1.98 GHz bound: loop overhead and the clock the chip sustains
+ * under this load take the rest.
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c shared.cu   (flags: common/config.mk) */
 #include <stdlib.h>
@@ -31,13 +33,17 @@
 #include "nb_cuda.h"
 #include "nb_physics.h"
 
-#define DEFAULT_BLOCK 256
 /* Tiling at two levels: a tile of blockDim.x bodies in shared memory, and
  * BODIES_PER_THREAD target bodies in each thread's registers, so that one
  * shared-memory read serves that many interactions. */
 #ifndef BODIES_PER_THREAD
 #define BODIES_PER_THREAD 2
 #endif
+#ifndef TILE_UNROLL                 /* bodies of the tile per unrolled loop trip */
+#define TILE_UNROLL 16
+#endif
+#define NB_PRAGMA(x) _Pragma(#x)
+#define NB_UNROLL(n) NB_PRAGMA(unroll n)
 
 /* a_i = sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2) */
 __global__ void forces_kernel(const float4 *pos, float3 *acc, int n, float eps2)
@@ -58,7 +64,7 @@ __global__ void forces_kernel(const float4 *pos, float3 *acc, int n, float eps2)
         int j = base + threadIdx.x;
         tile[threadIdx.x] = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         __syncthreads();                             /* the tile is loaded */
-#pragma unroll 8
+        NB_UNROLL(TILE_UNROLL)
         for (int k = 0; k < blockDim.x; k++) {
             float4 pj = tile[k];
 #pragma unroll
@@ -155,13 +161,24 @@ static int gpu_setup(gpu_ctx *c, const nb_state *s)
     return NB_OK;
 }
 
+/* The step's best tile (block) size: 512 bodies, halved while the grid
+ * would give the multiprocessors fewer than 4 blocks each (small N). */
+static int tile_size(long long n)
+{
+    int sms = 0, block = 512;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) sms = 1;
+    while (block > 64 && (n + (long long)block * BODIES_PER_THREAD - 1) / ((long long)block * BODIES_PER_THREAD) < 4LL * sms)
+        block /= 2;
+    return block;
+}
+
 static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
 {
     *ctx = NULL;
     gpu_ctx *c = (gpu_ctx *)calloc(1, sizeof *c);
     if (!c) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
     c->n = (int)s->n;
-    c->block = o->block ? o->block : DEFAULT_BLOCK;
+    c->block = o->block ? o->block : tile_size(s->n);
     c->grid = (int)((s->n + c->block - 1) / c->block);
     c->eps2 = (float)(o->eps * o->eps);
     c->dt = (float)o->dt;
