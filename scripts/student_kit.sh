@@ -45,6 +45,10 @@ if ! git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   echo "student_kit.sh: $top is not a git checkout: the kit is made of the git-tracked files (run it in the instructor's clone)" >&2
   exit 2
 fi
+if [ -z "$(git -C "$top" ls-files Makefile common 2>/dev/null)" ]; then
+  echo "student_kit.sh: $top has no git-tracked kit files (a copy without its .git?): run it in the instructor's clone" >&2
+  exit 2
+fi
 dest=${dest:-$top/dist}
 mkdir -p "$(dirname "$dest")"
 dest=$(cd "$(dirname "$dest")" && pwd)/$(basename "$dest")
