@@ -1,37 +1,38 @@
-/* nb_options.c -- strict parsing of the one command line (DESIGN.md section 3).
+/* nb_options.c -- the command line of every step: one table row per option
+ * (docs/conventions.md, "Command line").
  *
- * Every value is parsed completely (no trailing characters), range-checked,
- * and NaN/inf are refused.  Errors name the option and the accepted range. */
+ * A row carries everything about its option: names, kind, range, help
+ * text, typed default, the offsetof() of its nb_options field and the steps
+ * it applies to.  nb_options_default(), nb_parse_options() and
+ * nb_print_help() are loops over the table, so an option lives in one
+ * place.  Every value is parsed completely (no leading or trailing
+ * characters), range-checked, and checked in float, the precision the steps
+ * compute in: a number that is not 0 but becomes 0 (or a denormal, which
+ * the GPU flushes to 0) in float is refused. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nb_error.h"
 #include "nb_ic.h"
 #include "nb_options.h"
 
-#define NB_VERSION "nbody-lab 1.0"
+#define NB_VERSION "nbody-lab 1.1"
 
-void nb_options_default(nb_options *o)
+/* ---- strict number parsers ---------------------------------------------- */
+
+/* strtoll and friends skip leading white space (newlines included) and
+ * accept a sign; a value must start with a digit, a sign or a point here. */
+static int starts_number(const char *s)
 {
-    memset(o, 0, sizeof *o);
-    o->n = 16384;
-    o->steps = 10;
-    o->dt = 1e-3;
-    o->eps = 0.01;
-    o->ic = "plummer";
-    o->seed = 1;
-    o->warmup = 1;
-    o->theta = 0.5;
-    o->block = 0;
-    o->threads = 1;
-    o->render_every = 10;
-    o->render_size = 512;
+    return s && (*s == '-' || *s == '+' || *s == '.' || (*s >= '0' && *s <= '9'));
 }
 
 int nb_parse_i64(const char *s, int64_t *out)
 {
-    if (!s || !*s) return -1;
+    if (!starts_number(s)) return -1;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
@@ -42,10 +43,7 @@ int nb_parse_i64(const char *s, int64_t *out)
 
 int nb_parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s) return -1;
-    const char *p = s;
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p == '-') return -1;            /* strtoull would wrap negatives */
+    if (!starts_number(s) || *s == '-') return -1;      /* strtoull would wrap negatives */
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -56,61 +54,127 @@ int nb_parse_u64(const char *s, uint64_t *out)
 
 int nb_parse_double(const char *s, double *out)
 {
-    if (!s || !*s) return -1;
+    if (!starts_number(s)) return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
     if (end == s || *end || !isfinite(v)) return -1;
-    if (errno == ERANGE && fabs(v) > 1.0) return -1;    /* overflow; underflow to 0 is fine */
+    if (errno == ERANGE && fabs(v) > 1.0) return -1;    /* overflow; underflow is checked in float */
     *out = v;
     return 0;
 }
 
-enum kind { K_FLAG, K_INT, K_U64, K_REAL, K_STR };
+/* ---- the table ------------------------------------------------------------ */
 
-typedef struct opt_def {
-    const char *lng;        /* long name without "--" */
-    char        shrt;       /* short name or 0 */
-    enum kind   kind;
-    unsigned    cap;        /* 0: every step; else the NB_OPT_* bit */
-    double      lo, hi;     /* range for K_INT / K_REAL */
-    int         lo_open;    /* K_REAL: lower bound excluded */
-    const char *meta, *help, *deflt;
-} opt_def;
+typedef enum { K_FLAG, K_INT, K_I64, K_U64, K_REAL, K_STR, K_HELP, K_VERSION } opt_kind;
 
-static const opt_def nb_opts[] = {
-    { "bodies", 'n', K_INT, 0, 1, (double)NB_MAX_N, 0, "N", "number of bodies, any N >= 1", "16384" },
-    { "steps", 's', K_INT, 0, 0, NB_MAX_STEPS, 0, "S", "time steps to run (0: initial state only)", "10" },
-    { "dt", 0, K_REAL, 0, 0, 1, 1, "DT", "time step, in (0, 1]", "1e-3" },
-    { "eps", 0, K_REAL, 0, 0, 10, 1, "EPS", "Plummer softening length, in (0, 10]", "0.01" },
-    { "ic", 0, K_STR, 0, 0, 0, 0, "NAME|FILE", "initial conditions: plummer, cube, disk, collision, a state file, or tipsy:FILE", "plummer" },
-    { "seed", 0, K_U64, 0, 0, 0, 0, "S", "RNG seed, integer in [0, 2^64-1]", "1" },
-    { "check", 0, K_FLAG, 0, 0, 0, 0, NULL, "verify accelerations against the double-precision direct sum; exit 1 past tolerance", "off" },
-    { "bench", 0, K_FLAG, 0, 0, 0, 0, NULL, "warm-up steps, then time every step; print median and min", "off" },
-    { "warmup", 0, K_INT, 0, 0, 1000, 0, "W", "untimed warm-up steps before --bench timing, in [0, 1000]", "1" },
-    { "csv", 0, K_FLAG, 0, 0, 0, 0, NULL, "print one machine-readable CSV line", "off" },
-    { "csv-header", 0, K_FLAG, 0, 0, 0, 0, NULL, "print the CSV header line first (implies --csv)", "off" },
-    { "save", 0, K_STR, 0, 0, 0, 0, "FILE", "write the final state to FILE (text state file)", "none" },
-    { "theta", 0, K_REAL, NB_OPT_THETA, 0, 1.5, 0, "T", "opening angle of the tree code, in [0, 1.5]", "0.5" },
-    { "block", 0, K_INT, NB_OPT_BLOCK, 32, 1024, 0, "B", "threads per block, a multiple of 32 in [32, 1024]", "step's best" },
-    { "threads", 0, K_INT, NB_OPT_THREADS, 1, 1024, 0, "T", "OpenMP threads, in [1, 1024]", "1" },
-    { "cpu", 0, K_FLAG, NB_OPT_CPU, 0, 0, 0, NULL, "run the sequential CPU tree code instead of the GPU one", "off" },
-    { "render", 0, K_STR, 0, 0, 0, 0, "DIR", "write PNG frames of the system into DIR", "none" },
-    { "render-every", 0, K_INT, 0, 1, NB_MAX_STEPS, 0, "K", "a frame every K steps, K >= 1", "10" },
-    { "render-size", 0, K_INT, 0, 16, 8192, 0, "P", "frame size in pixels, in [16, 8192]", "512" },
-    { "render-tree", 0, K_FLAG, NB_OPT_RENDER_TREE, 0, 0, 0, NULL, "draw the octree's cells over the frames", "off" },
-    { "help", 'h', K_FLAG, 0, 0, 0, 0, NULL, "print this help and exit", NULL },
-    { "version", 0, K_FLAG, 0, 0, 0, 0, NULL, "print the version and exit", NULL },
+#define NO_FIELD ((size_t)-1)
+#define F(field) offsetof(nb_options, field)
+
+typedef struct opt_row {
+    const char *name;       /* long name, without "--" */
+    char        shrt;       /* short name, or 0 */
+    opt_kind    kind;
+    size_t      field;      /* offsetof(nb_options, field), NO_FIELD for --help, --version */
+    unsigned    steps;      /* 0: every step; else the NB_OPT_* bit a step must accept */
+    const char *owner;      /* steps != 0: which steps accept it (the refusal names them) */
+    double      lo, hi;     /* K_INT, K_I64, K_REAL: the accepted range */
+    int         lo_open;    /* K_REAL: lo itself is refused */
+    int         multiple;   /* K_INT: the value must be a multiple of this; 0: any */
+    double      float_min;  /* K_REAL: a non-zero value below this is refused (see below) */
+    union { long long i; unsigned long long u; double r; const char *s; } def;
+    const char *def_text;   /* --help's default where the value alone does not say it */
+    const char *meta, *help;
+} opt_row;
+
+/* The smallest |value| accepted where a float is computed from it: FLT_MIN,
+ * the smallest normal float (the GPU code flushes denormals to 0).  --eps is
+ * squared first (eps^2 is what the force uses): sqrt(FLT_MIN) = 1.09e-19. */
+#define NB_FLT_NORMAL ((double)FLT_MIN)
+#define NB_EPS_MIN    1.0842021724855044e-19
+
+static const opt_row nb_opts[] = {
+    { .name = "bodies", .shrt = 'n', .kind = K_I64, .field = F(n), .lo = 1, .hi = (double)NB_MAX_N,
+      .def.i = 16384, .meta = "N", .help = "number of bodies, any N >= 1" },
+    { .name = "steps", .shrt = 's', .kind = K_INT, .field = F(steps), .lo = 0, .hi = NB_MAX_STEPS,
+      .def.i = 10, .meta = "S", .help = "time steps to run (0: initial state only)" },
+    { .name = "dt", .kind = K_REAL, .field = F(dt), .lo = 0, .hi = 1, .lo_open = 1,
+      .float_min = NB_FLT_NORMAL, .def.r = 1e-3, .meta = "DT", .help = "time step, in (0, 1]" },
+    { .name = "eps", .kind = K_REAL, .field = F(eps), .lo = 0, .hi = 10, .lo_open = 1,
+      .float_min = NB_EPS_MIN, .def.r = 0.01, .meta = "EPS",
+      .help = "Plummer softening length, in (0, 10]" },
+    { .name = "ic", .kind = K_STR, .field = F(ic), .def.s = "plummer", .meta = "NAME|FILE",
+      .help = "initial conditions: plummer, cube, disk, collision, a state file, or tipsy:FILE" },
+    { .name = "seed", .kind = K_U64, .field = F(seed), .def.u = 1, .meta = "S",
+      .help = "RNG seed, integer in [0, 2^64-1]" },
+    { .name = "check", .kind = K_FLAG, .field = F(check),
+      .help = "verify accelerations against the double-precision direct sum; exit 1 past tolerance" },
+    { .name = "bench", .kind = K_FLAG, .field = F(bench),
+      .help = "warm-up steps, then time every step; print median and min" },
+    { .name = "warmup", .kind = K_INT, .field = F(warmup), .lo = 0, .hi = 1000, .def.i = 1,
+      .meta = "W", .help = "untimed warm-up steps before --bench timing, in [0, 1000]" },
+    { .name = "csv", .kind = K_FLAG, .field = F(csv), .help = "print one machine-readable CSV line" },
+    { .name = "csv-header", .kind = K_FLAG, .field = F(csv_header),
+      .help = "print the CSV header line first (implies --csv)" },
+    { .name = "save", .kind = K_STR, .field = F(save), .meta = "FILE",
+      .help = "write the final state to FILE (text state file)" },
+    { .name = "theta", .kind = K_REAL, .field = F(theta), .steps = NB_OPT_THETA,
+      .owner = "the tree code (step05_barneshut)", .lo = 0, .hi = 1.5, .float_min = NB_FLT_NORMAL,
+      .def.r = 0.5, .meta = "T", .help = "opening angle of the tree code, in [0, 1.5]" },
+    { .name = "block", .kind = K_INT, .field = F(block), .steps = NB_OPT_BLOCK,
+      .owner = "the GPU steps", .lo = 32, .hi = 1024, .multiple = 32, .def.i = 0,
+      .def_text = "the step's own, printed by --bench", .meta = "B",
+      .help = "threads per block, a multiple of 32 in [32, 1024]" },
+    { .name = "threads", .kind = K_INT, .field = F(threads), .steps = NB_OPT_THREADS,
+      .owner = "the CPU codes", .lo = 1, .hi = 1024, .def.i = 1, .meta = "T",
+      .help = "OpenMP threads, in [1, 1024]" },
+    { .name = "cpu", .kind = K_FLAG, .field = F(cpu), .steps = NB_OPT_CPU,
+      .owner = "step05_barneshut", .help = "run the CPU tree code instead of the GPU one" },
+    { .name = "render", .kind = K_STR, .field = F(render_dir), .meta = "DIR",
+      .help = "write PNG frames of the system into DIR" },
+    { .name = "render-every", .kind = K_INT, .field = F(render_every), .lo = 1, .hi = NB_MAX_STEPS,
+      .def.i = 10, .meta = "K", .help = "a frame every K steps, K >= 1" },
+    { .name = "render-size", .kind = K_INT, .field = F(render_size), .lo = 16, .hi = 8192,
+      .def.i = 512, .meta = "P", .help = "frame size in pixels, in [16, 8192]" },
+    { .name = "render-tree", .kind = K_FLAG, .field = F(render_tree), .steps = NB_OPT_RENDER_TREE,
+      .owner = "the tree code (step05_barneshut)", .help = "draw the octree's cells over the frames" },
+    { .name = "help", .shrt = 'h', .kind = K_HELP, .field = NO_FIELD,
+      .help = "print this help and exit" },
+    { .name = "version", .kind = K_VERSION, .field = NO_FIELD, .help = "print the version and exit" },
 };
 #define NB_NOPTS ((int)(sizeof nb_opts / sizeof nb_opts[0]))
 
-static const char *cap_owner(unsigned cap)
+static void *field_of(nb_options *o, const opt_row *d) { return (char *)o + d->field; }
+
+void nb_options_default(nb_options *o)
 {
-    switch (cap) {
-    case NB_OPT_THREADS: return "step01_cpu";
-    case NB_OPT_BLOCK: return "the GPU steps (step02 to step05)";
-    case NB_OPT_THETA: case NB_OPT_CPU: case NB_OPT_RENDER_TREE: return "step05_barneshut";
-    default: return "another step";
+    memset(o, 0, sizeof *o);
+    for (int k = 0; k < NB_NOPTS; k++) {
+        const opt_row *d = &nb_opts[k];
+        void *p = d->field == NO_FIELD ? NULL : field_of(o, d);
+        switch (d->kind) {
+        case K_FLAG: *(int *)p = 0; break;
+        case K_INT:  *(int *)p = (int)d->def.i; break;
+        case K_I64:  *(int64_t *)p = d->def.i; break;
+        case K_U64:  *(uint64_t *)p = d->def.u; break;
+        case K_REAL: *(double *)p = d->def.r; break;
+        case K_STR:  *(const char **)p = d->def.s; break;
+        case K_HELP: case K_VERSION: break;
+        }
+    }
+}
+
+static void default_text(const opt_row *d, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (d->def_text) { snprintf(buf, len, "%s", d->def_text); return; }
+    switch (d->kind) {
+    case K_FLAG: snprintf(buf, len, "off"); break;
+    case K_INT: case K_I64: snprintf(buf, len, "%lld", d->def.i); break;
+    case K_U64: snprintf(buf, len, "%llu", d->def.u); break;
+    case K_REAL: snprintf(buf, len, "%g", d->def.r); break;
+    case K_STR: snprintf(buf, len, "%s", d->def.s ? d->def.s : "none"); break;
+    case K_HELP: case K_VERSION: break;
     }
 }
 
@@ -118,68 +182,70 @@ void nb_print_help(FILE *out, const char *prog, unsigned options)
 {
     fprintf(out, "usage: %s [options]\n\noptions:\n", prog);
     for (int k = 0; k < NB_NOPTS; k++) {
-        const opt_def *d = &nb_opts[k];
-        if (d->cap && !(d->cap & options)) continue;
-        char left[64];
+        const opt_row *d = &nb_opts[k];
+        if (d->steps && !(d->steps & options)) continue;
+        char left[64], def[64];
+        const char *meta = d->meta ? d->meta : "";
         if (d->shrt)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", d->shrt, d->lng, d->meta ? " " : "", d->meta ? d->meta : "");
+            snprintf(left, sizeof left, "-%c, --%s%s%s", d->shrt, d->name, *meta ? " " : "", meta);
         else
-            snprintf(left, sizeof left, "    --%s%s%s", d->lng, d->meta ? " " : "", d->meta ? d->meta : "");
+            snprintf(left, sizeof left, "    --%s%s%s", d->name, *meta ? " " : "", meta);
+        default_text(d, def, sizeof def);
         fprintf(out, "  %-26s %s", left, d->help);
-        if (d->deflt) fprintf(out, " (default: %s)", d->deflt);
+        if (*def) fprintf(out, " (default: %s)", def);
         fputc('\n', out);
     }
     fprintf(out, "\nexit codes: 0 ok, 1 --check failed, 2 bad usage or input, 3 runtime failure\n"
                  "(CUDA error, out of memory, I/O), 4 step not implemented yet, 77 no usable CUDA device\n");
 }
 
-static int set_value(const opt_def *d, const char *name, const char *val, nb_options *o)
+/* Parse and store one value.  name: the option as the user wrote it. */
+static int set_value(const opt_row *d, const char *name, const char *val, nb_options *o)
 {
     int64_t iv = 0;
     uint64_t uv = 0;
     double rv = 0;
+    void *p = d->field == NO_FIELD ? NULL : field_of(o, d);
     switch (d->kind) {
     case K_INT:
-        if (nb_parse_i64(val, &iv) || (double)iv < d->lo || (double)iv > d->hi)
+    case K_I64:
+        if (nb_parse_i64(val, &iv) || (double)iv < d->lo || (double)iv > d->hi ||
+            (d->multiple && iv % d->multiple)) {
+            if (d->multiple)
+                return nb_fail(NB_EXIT_USAGE, "%s: expected a multiple of %d in [%.0f, %.0f], got '%s'",
+                               name, d->multiple, d->lo, d->hi, val);
             return nb_fail(NB_EXIT_USAGE, "%s: expected an integer in [%.0f, %.0f], got '%s'",
                            name, d->lo, d->hi, val);
-        break;
+        }
+        if (d->kind == K_INT) *(int *)p = (int)iv;
+        else *(int64_t *)p = iv;
+        return 0;
     case K_U64:
         if (nb_parse_u64(val, &uv))
             return nb_fail(NB_EXIT_USAGE, "%s: expected an integer in [0, 18446744073709551615], got '%s'",
                            name, val);
-        break;
+        *(uint64_t *)p = uv;
+        return 0;
     case K_REAL:
         if (nb_parse_double(val, &rv) || (d->lo_open ? rv <= d->lo : rv < d->lo) || rv > d->hi)
             return nb_fail(NB_EXIT_USAGE, "%s: expected a finite number in %c%g, %g], got '%s'",
                            name, d->lo_open ? '(' : '[', d->lo, d->hi, val);
-        break;
+        if (rv != 0 && fabs(rv) < d->float_min)
+            return nb_fail(NB_EXIT_USAGE, "%s: %s is too small for float precision (the smallest "
+                           "accepted value is %.3g%s)", name, val, d->float_min,
+                           d->lo_open ? "" : ", or exactly 0");
+        *(double *)p = rv;
+        return 0;
     case K_STR:
-        if (!*val)
-            return nb_fail(NB_EXIT_USAGE, "%s: expected a %s, got an empty string", name, d->meta);
-        break;
+        if (!*val) return nb_fail(NB_EXIT_USAGE, "%s: expected a %s, got an empty string", name, d->meta);
+        *(const char **)p = val;
+        return 0;
     case K_FLAG:
-        break;
+        *(int *)p = 1;
+        return 0;
+    case K_HELP: case K_VERSION:
+        return 0;
     }
-    const char *l = d->lng;
-    if (!strcmp(l, "bodies")) o->n = iv;
-    else if (!strcmp(l, "steps")) o->steps = (int)iv;
-    else if (!strcmp(l, "dt")) o->dt = rv;
-    else if (!strcmp(l, "eps")) o->eps = rv;
-    else if (!strcmp(l, "ic")) o->ic = val;
-    else if (!strcmp(l, "seed")) o->seed = uv;
-    else if (!strcmp(l, "warmup")) o->warmup = (int)iv;
-    else if (!strcmp(l, "save")) o->save = val;
-    else if (!strcmp(l, "theta")) o->theta = rv;
-    else if (!strcmp(l, "block")) {
-        if (iv % 32)
-            return nb_fail(NB_EXIT_USAGE, "%s: expected a multiple of 32 in [32, 1024], got '%s'", name, val);
-        o->block = (int)iv;
-    }
-    else if (!strcmp(l, "threads")) o->threads = (int)iv;
-    else if (!strcmp(l, "render")) o->render_dir = val;
-    else if (!strcmp(l, "render-every")) o->render_every = (int)iv;
-    else if (!strcmp(l, "render-size")) o->render_size = (int)iv;
     return 0;
 }
 
@@ -189,7 +255,7 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
     int help = 0, version = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        const opt_def *d = NULL;
+        const opt_row *d = NULL;
         const char *val = NULL;
         char name[64];
         if (arg[0] == '-' && arg[1] == '-' && arg[2]) {
@@ -197,52 +263,45 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
             const char *eq = strchr(body, '=');
             size_t len = eq ? (size_t)(eq - body) : strlen(body);
             for (int k = 0; k < NB_NOPTS; k++)
-                if (strlen(nb_opts[k].lng) == len && !strncmp(nb_opts[k].lng, body, len)) d = &nb_opts[k];
+                if (strlen(nb_opts[k].name) == len && !strncmp(nb_opts[k].name, body, len)) d = &nb_opts[k];
             snprintf(name, sizeof name, "--%.*s", (int)(len < 40 ? len : 40), body);
-            if (!d)
-                return nb_fail(NB_EXIT_USAGE, "unknown option '%s' (see %s --help)", arg, prog);
+            if (!d) return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
             if (eq) {
-                if (d->kind == K_FLAG)
-                    return nb_fail(NB_EXIT_USAGE, "%s takes no value (got '%s')", name, arg);
+                if (d->kind == K_FLAG || d->kind == K_HELP || d->kind == K_VERSION)
+                    return nb_fail(NB_EXIT_USAGE, "%s takes no value (got '%.200s')", name, arg);
                 val = eq + 1;
             }
-        } else if (arg[0] == '-' && arg[1] && arg[1] != '-' ) {
+        } else if (arg[0] == '-' && arg[1] && arg[1] != '-') {
             for (int k = 0; k < NB_NOPTS; k++)
                 if (nb_opts[k].shrt && nb_opts[k].shrt == arg[1]) d = &nb_opts[k];
-            if (!d)
-                return nb_fail(NB_EXIT_USAGE, "unknown option '%s' (see %s --help)", arg, prog);
-            snprintf(name, sizeof name, "-%c/--%s", arg[1], d->lng);
+            if (!d) return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
+            snprintf(name, sizeof name, "-%c/--%s", arg[1], d->name);
             if (arg[2]) {
-                if (d->kind == K_FLAG)
-                    return nb_fail(NB_EXIT_USAGE, "unknown option '%s' (see %s --help)", arg, prog);
+                if (d->kind == K_FLAG || d->kind == K_HELP || d->kind == K_VERSION)
+                    return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
                 val = arg + 2;             /* -n4096 */
             }
         } else {
-            return nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (options start with '-'; see %s --help)",
+            return nb_fail(NB_EXIT_USAGE, "unexpected argument '%.200s' (options start with '-'; see %s --help)",
                            arg, prog);
         }
-        if (d->cap && !(d->cap & options))
-            return nb_fail(NB_EXIT_USAGE, "%s does not apply to %s (it is an option of %s)",
-                           name, prog, cap_owner(d->cap));
-        if (d->kind != K_FLAG && !val) {
-            if (i + 1 >= argc)
-                return nb_fail(NB_EXIT_USAGE, "%s needs a value: %s", name, d->help);
+        if (d->steps && !(d->steps & options))
+            return nb_fail(NB_EXIT_USAGE, "%s does not apply to %s (it is an option of %s)", name, prog,
+                           d->owner);
+        int takes_value = d->kind != K_FLAG && d->kind != K_HELP && d->kind != K_VERSION;
+        if (takes_value && !val) {
+            if (i + 1 >= argc) return nb_fail(NB_EXIT_USAGE, "%s needs a value: %s", name, d->help);
             val = argv[++i];
         }
         int rc = set_value(d, name, val ? val : "", o);
         if (rc) return rc;
-        if (!strcmp(d->lng, "check")) o->check = 1;
-        else if (!strcmp(d->lng, "bench")) o->bench = 1;
-        else if (!strcmp(d->lng, "csv")) o->csv = 1;
-        else if (!strcmp(d->lng, "csv-header")) o->csv = o->csv_header = 1;
-        else if (!strcmp(d->lng, "cpu")) o->cpu = 1;
-        else if (!strcmp(d->lng, "render-tree")) o->render_tree = 1;
-        else if (!strcmp(d->lng, "help")) help = 1;
-        else if (!strcmp(d->lng, "version")) version = 1;
-        if (!strcmp(d->lng, "bodies")) o->n_given = 1;
+        if (d->kind == K_HELP) help = 1;
+        if (d->kind == K_VERSION) version = 1;
+        if (d->field == F(n)) o->n_given = 1;
     }
     if (help) { nb_print_help(stdout, prog, options); return -1; }
     if (version) { printf("%s (%s)\n", prog, NB_VERSION); return -1; }
+    if (o->csv_header) o->csv = 1;
     if (o->render_tree && !o->render_dir)
         return nb_fail(NB_EXIT_USAGE, "--render-tree needs --render DIR");
     if (!nb_ic_is_model(o->ic) && !strncmp(o->ic, "tipsy:", 6) && !o->ic[6])

@@ -1,9 +1,16 @@
-/* nb_options.h -- the one command line of every step (DESIGN.md section 3).
+/* nb_options.h -- the one command line of every step (docs/conventions.md,
+ * "Command line").
  *
- * Parsing is strict: unknown options, trailing garbage ("-n 12x"), values out
- * of range, NaN/inf, missing values and options that do not apply to the step
- * are refused with NB_EXIT_USAGE and one message naming the option and the
- * accepted range. */
+ * Every option is one row of the table in nb_options.c: its name, kind,
+ * range, help text, typed default, offsetof() of its field below and the
+ * steps it applies to.  One loop fills the defaults, parses, validates and
+ * prints --help; adding an option is adding a row (and its field here).
+ *
+ * Parsing is strict: unknown options, leading or trailing garbage
+ * ("-n 12x", "-n ' 12'"), values out of range, NaN/inf, values that become 0
+ * in float (the precision the steps compute in), missing values and options
+ * that do not apply to the step are refused with NB_EXIT_USAGE and one
+ * message naming the option and the accepted range. */
 #ifndef NB_OPTIONS_H
 #define NB_OPTIONS_H
 #include <stdint.h>
@@ -14,38 +21,38 @@ extern "C" {
 
 /* Options that only some steps accept (bits of nb_step.options). */
 enum {
-    NB_OPT_THREADS     = 1u << 0,  /* --threads T (OpenMP, step01) */
-    NB_OPT_BLOCK       = 1u << 1,  /* --block B (GPU steps) */
-    NB_OPT_THETA       = 1u << 2,  /* --theta T (tree code) */
-    NB_OPT_CPU         = 1u << 3,  /* --cpu (step05: sequential tree code) */
-    NB_OPT_RENDER_TREE = 1u << 4   /* --render-tree (step05) */
+    NB_OPT_THREADS     = 1u << 0,  /* --threads T: OpenMP threads of a CPU code */
+    NB_OPT_BLOCK       = 1u << 1,  /* --block B: threads per block of a GPU code */
+    NB_OPT_THETA       = 1u << 2,  /* --theta T: opening angle of the tree code */
+    NB_OPT_CPU         = 1u << 3,  /* --cpu: the step's CPU code instead of its GPU code */
+    NB_OPT_RENDER_TREE = 1u << 4   /* --render-tree: octree cells over the frames */
 };
 
 #define NB_MAX_N      2147483647LL   /* bodies are indexed with int32 on the GPU */
 #define NB_MAX_STEPS  1000000000
 
 typedef struct nb_options {
-    int64_t     n;            /* -n, --bodies   [1, 2^31-1]       default 16384 */
+    int64_t     n;            /* -n, --bodies */
     int         n_given;      /* -n was on the command line */
-    int         steps;        /* -s, --steps    [0, 1e9]          default 10 */
-    double      dt;           /* --dt           (0, 1]            default 1e-3 */
-    double      eps;          /* --eps          (0, 10]           default 0.01 */
-    const char *ic;           /* --ic           name or file      default "plummer" */
-    uint64_t    seed;         /* --seed         [0, 2^64-1]       default 1 */
+    int         steps;        /* -s, --steps */
+    double      dt;           /* --dt */
+    double      eps;          /* --eps */
+    const char *ic;           /* --ic: a model name, a state file or tipsy:FILE */
+    uint64_t    seed;         /* --seed */
     int         check;        /* --check */
     int         bench;        /* --bench */
-    int         warmup;       /* --warmup W     [0, 1000]         default 1 (with --bench) */
+    int         warmup;       /* --warmup (with --bench) */
     int         csv;          /* --csv */
-    int         csv_header;   /* --csv-header */
-    const char *save;         /* --save FILE */
-    double      theta;        /* --theta        [0, 1.5]          default 0.5 */
-    int         block;        /* --block        32..1024, multiple of 32; 0 = step's best */
-    int         threads;      /* --threads      [1, 1024]         default 1 */
-    int         cpu;          /* --cpu          (step05: sequential CPU tree code) */
-    const char *render_dir;   /* --render DIR   PNG frames */
-    int         render_every; /* --render-every K [1, 1e9]        default 10 */
-    int         render_tree;  /* --render-tree  (step05) */
-    int         render_size;  /* --render-size P [16, 8192]       default 512 */
+    int         csv_header;   /* --csv-header (implies --csv) */
+    const char *save;         /* --save FILE, NULL: none */
+    double      theta;        /* --theta (tree code) */
+    int         block;        /* --block; 0: the step's default */
+    int         threads;      /* --threads (CPU codes) */
+    int         cpu;          /* --cpu */
+    const char *render_dir;   /* --render DIR, NULL: none */
+    int         render_every; /* --render-every K */
+    int         render_tree;  /* --render-tree */
+    int         render_size;  /* --render-size P */
     /* Not on the command line: set by tests. */
     int         poison;       /* GPU steps fill output buffers with NaN before each kernel */
 } nb_options;
@@ -59,8 +66,9 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog,
                      nb_options *o);
 void nb_print_help(FILE *out, const char *prog, unsigned options);
 
-/* Strict number parsers, used by the CLI and the file readers.  They return
- * 0 on success, -1 on garbage/trailing characters/overflow/NaN/inf. */
+/* Strict number parsers, used by the CLI.  They return 0 on success, -1 on
+ * garbage, leading or trailing characters (white space included), overflow,
+ * NaN or inf. */
 int nb_parse_i64(const char *s, int64_t *out);
 int nb_parse_u64(const char *s, uint64_t *out);
 int nb_parse_double(const char *s, double *out);

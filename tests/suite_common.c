@@ -208,7 +208,17 @@ static void t_parser(void)
     CU_ASSERT(parse(0, &o, "--steps", NULL) == NB_EXIT_USAGE);
     CU_ASSERT(parse(0, &o, "--unknown", NULL) == NB_EXIT_USAGE);
     int64_t i64; uint64_t u64; double d;
-    CU_ASSERT(nb_parse_i64("  17", &i64) == 0 && i64 == 17);
+    CU_ASSERT(nb_parse_i64("17", &i64) == 0 && i64 == 17);
+    CU_ASSERT(nb_parse_i64("  17", &i64) == -1);              /* leading blanks: refused too */
+    CU_ASSERT(nb_parse_u64("\n-1", &u64) == -1);             /* would wrap to 2^64-1 */
+    CU_ASSERT(nb_parse_double(" 1", &d) == -1);
+    /* values that vanish in float (the precision the steps compute in) */
+    CU_ASSERT(parse(0, &o, "--dt", "1e-50", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "float"));
+    CU_ASSERT(parse(NB_OPT_THETA, &o, "--theta", "1e-320", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--eps", "1e-20", NULL) == NB_EXIT_USAGE);   /* eps^2 below FLT_MIN */
+    CU_ASSERT(parse(0, &o, "--eps", "2e-19", NULL) == 0 && o.eps == 2e-19);
+    CU_ASSERT(parse(0, &o, "--seed", "\n-1", NULL) == NB_EXIT_USAGE);
     CU_ASSERT(nb_parse_i64("17 ", &i64) == -1);
     CU_ASSERT(nb_parse_i64("99999999999999999999", &i64) == -1);
     CU_ASSERT(nb_parse_u64("-3", &u64) == -1);
