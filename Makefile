@@ -37,18 +37,12 @@ check-all: deps-test all
 sanitize: all
 	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS))
 
-# make diff STEP=03: the lesson of step 03 is its diff to step 02 (the
-# step's own source file against the previous step's; DIFF_ALL=1: every file)
+# make diff STEP=03: the lesson of step 03 is its diff to step 02 (the two
+# steps' LESSON sources with the student-kit markers stripped; DIFF_ALL=1:
+# every file, raw)
 STEP ?= 03
 diff:
-	@cur=$$(ls -d step$(STEP)_* 2>/dev/null | head -1); \
-	 num=$$(echo "$(STEP)" | sed 's/^0*//'); prev=""; \
-	 [ -n "$$num" ] && prev=$$(ls -d step$$(printf '%02d' $$((num - 1)))_* 2>/dev/null | head -1); \
-	 if [ -z "$$cur" ] || [ -z "$$prev" ]; then echo "make diff: no step $(STEP) or no step before it" >&2; exit 2; fi; \
-	 a=$$(ls $$prev/*.cu 2>/dev/null | head -1); [ -n "$$a" ] || a=$$prev/forces.c; \
-	 b=$$(ls $$cur/*.cu 2>/dev/null | head -1); \
-	 if [ -n "$(DIFF_ALL)" ]; then diff -ru -x '*.o' -x '*.a' -x nbody $$prev $$cur || true; \
-	 else echo "diff -u $$a $$b"; diff -u $$a $$b || true; fi
+	@DIFF_ALL='$(DIFF_ALL)' scripts/diff_step.sh '$(STEP)'
 
 # make movie FRAMES=DIR [MOVIE=out.mp4]: frames written by --render DIR
 FRAMES ?= frames

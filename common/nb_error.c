@@ -16,6 +16,11 @@ int nb_fail(int code, const char *fmt, ...)
     return code;
 }
 
+int nb_todo(const char *what, const char *handout)
+{
+    return nb_fail(NB_EXIT_TODO, "%s is not implemented yet (see handouts/%s.md)", what, handout);
+}
+
 const char *nb_errmsg(void) { return nb_msg; }
 int nb_errcode(void) { return nb_code; }
 void nb_clear_error(void) { nb_msg[0] = '\0'; nb_code = 0; }

@@ -26,6 +26,9 @@ int nb_fail(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Student kit: "<what> is not implemented yet (see handouts/<handout>.md)",
+ * code NB_EXIT_TODO.  The blanks of the solution regions return it. */
+int nb_todo(const char *what, const char *handout);
 const char *nb_errmsg(void);   /* the last message, "" if none */
 int nb_errcode(void);          /* the last code, 0 if none */
 void nb_clear_error(void);

@@ -5,28 +5,12 @@
 # Copies every git-tracked file of this tree (`git ls-files`, as it is in the
 # working tree) to DEST (default: dist/ at the top of the tree) and, in C/CUDA
 # sources (*.c *.h *.cu *.cuh), replaces each marked solution region by its
-# blank:
-#
-#     /* BEGIN SOLUTION: hint: what to write; see handouts/NN_x.md */
-#     /* BLANK: code line of the blank */          (zero or more, right after BEGIN)
-#     ... the solution: any lines ...
-#     /* END SOLUTION */
-#
-# becomes, in the kit (indentation of each marker line kept):
-#
-#     /* TODO: what to write; see handouts/NN_x.md */
-#     code line of the blank
-#
-# Each marker is a line of its own holding only that comment.  A blank is
-# written so that the kit builds without warnings and the program exits with
-# NB_EXIT_TODO (4): e.g. `return nb_fail(NB_EXIT_TODO, "...");` in a host
-# function, `(void)param;` casts in a kernel body.  BLANK text must not hold
-# "*/".  --keep-solutions writes the solution instead (the marker lines
+# TODO comment and its blank.  The marker syntax and its parser are in
+# scripts/solution_regions.awk (one parser for the kit and for `make diff`).
+# --keep-solutions writes the solution instead (the marker lines and hints
 # dropped, the code kept): the finished course, for checking the generator.
-#
-# Malformed markers (nesting, END without BEGIN, a region left open, BLANK not
-# right after BEGIN, a marker word on a line that is not a marker) stop the
-# script with file:line and exit 2, so a typo never ships a solution.
+# Malformed markers stop the script with file:line and exit 2, so a typo
+# never ships a solution.
 # Exit: 0 ok, 2 bad usage, markers or destination, 3 I/O error.
 set -euo pipefail
 keep=0
@@ -66,42 +50,8 @@ if [ -e "$dest" ]; then
 fi
 mkdir -p "$dest"
 
-# The region filter: awk on one file, kit (keep=0) or solution (keep=1).
-filter='
-function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 2 }
-function indent(s) { match(s, /^[ \t]*/); return substr(s, 1, RLENGTH) }
-BEGIN { inside = 0; blanks_ok = 0; regions = 0 }
-{
-  line = $0
-  if (line ~ /^[ \t]*\/\* BEGIN SOLUTION: .*\*\/[ \t]*$/) {
-    if (inside) fail("BEGIN SOLUTION inside a region opened at line " start)
-    inside = 1; start = FNR; blanks_ok = 1; regions++
-    hint = line; sub(/^[ \t]*\/\* BEGIN SOLUTION: */, "", hint); sub(/ *\*\/[ \t]*$/, "", hint)
-    sub(/^hint: */, "", hint)
-    if (!keep) print indent(line) "/* TODO: " hint " */"
-    next
-  }
-  if (line ~ /^[ \t]*\/\* BLANK: .*\*\/[ \t]*$/) {
-    if (!inside) fail("BLANK outside a solution region")
-    if (!blanks_ok) fail("BLANK lines must come right after BEGIN SOLUTION")
-    code = line; sub(/^[ \t]*\/\* BLANK: /, "", code); sub(/ *\*\/[ \t]*$/, "", code)
-    if (code ~ /\*\//) fail("BLANK text holds */")
-    if (!keep) print indent(line) code
-    next
-  }
-  if (line ~ /^[ \t]*\/\* END SOLUTION \*\/[ \t]*$/) {
-    if (!inside) fail("END SOLUTION without BEGIN SOLUTION")
-    inside = 0; next
-  }
-  if (line ~ /BEGIN SOLUTION|END SOLUTION|\/\* BLANK:/) fail("malformed solution marker (a marker is a line of its own)")
-  blanks_ok = 0
-  if (!inside || keep) print line
-}
-END {
-  if (bad) exit 2
-  if (inside) { printf "%s:%d: region opened here is never closed (END SOLUTION)\n", FILENAME, start > "/dev/stderr"; exit 2 }
-  printf "%d\n", regions > "/dev/fd/3"
-}'
+awk_file="$(cd "$(dirname "$0")" && pwd)/solution_regions.awk"
+mode=kit; [ $keep = 1 ] && mode=keep
 
 n_files=0; n_regions=0; marked=()
 cd "$top"
@@ -114,7 +64,7 @@ while IFS= read -r -d '' f; do
   case "$f" in
     *.c|*.h|*.cu|*.cuh)
       if [ ! -L "$f" ] && grep -q 'BEGIN SOLUTION\|END SOLUTION\|/\* BLANK:' "$f"; then
-        r=$(awk -v keep="$keep" "$filter" "$f" 3>&1 >"$dest/$f") || {
+        r=$(awk -v mode="$mode" -f "$awk_file" "$f" 3>&1 >"$dest/$f") || {
           echo "student_kit.sh: bad solution markers in $f (see above); no kit written" >&2
           rm -rf "$dest"; exit 2; }
         chmod --reference="$f" "$dest/$f"

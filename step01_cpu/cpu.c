@@ -28,8 +28,8 @@ static void cpu_destroy(void *p)
 
 static int cpu_init(void **ctx, const nb_state *s, const nb_options *o)
 {
-    *ctx = NULL;
     cpu_ctx *c = calloc(1, sizeof *c);
+    *ctx = c;                        /* the caller destroys it, also after a failure */
     if (!c) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
     int64_t n = s->n;
     c->n = n;
@@ -41,21 +41,21 @@ static int cpu_init(void **ctx, const nb_state *s, const nb_options *o)
     c->acc = malloc((size_t)n * sizeof *c->acc);
     c->tmp = malloc((size_t)n * sizeof *c->tmp);
     c->mass = malloc((size_t)n * sizeof *c->mass);
-    if (!c->pos || !c->vel || !c->acc || !c->tmp || !c->mass) {
-        cpu_destroy(c);
-        return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld bodies", (long long)n);
-    }
+    if (!c->pos || !c->vel || !c->acc || !c->tmp || !c->mass)
+        return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld bodies (%.1f MiB)", (long long)n,
+                       (double)n * (4 * sizeof(float3) + sizeof(float)) / 1048576.0);
     for (int64_t i = 0; i < n; i++) {
         c->pos[i] = (float3){ s->x[i], s->y[i], s->z[i] };
         c->vel[i] = (float3){ s->vx[i], s->vy[i], s->vz[i] };
         c->mass[i] = s->m[i];
     }
-    /* BEGIN SOLUTION: hint: the leapfrog's first kick needs a(x0): compute the accelerations of the initial positions into c->acc; see handouts/01_cpu.md */
-    /* BLANK: cpu_destroy(c); */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "the leapfrog is not implemented yet: a(x0) in cpu_init(), kick-drift-kick in cpu_advance() (see handouts/01_cpu.md)"); */
+    /* BEGIN SOLUTION
+     * The leapfrog's first kick needs a(x0): compute the accelerations of the initial
+     * positions into c->acc with cpu_forces().  See handouts/01_cpu.md.
+     */
+    /* BLANK: return nb_todo("the leapfrog's a(x0) in cpu_init()", "01_cpu"); */
     cpu_forces(c->pos, c->mass, c->acc, n, c->eps2, c->threads);
     /* END SOLUTION */
-    *ctx = c;
     return NB_OK;
 }
 
@@ -72,9 +72,14 @@ static int cpu_accel(void *p, float *ax, float *ay, float *az)
 static int cpu_advance(void *p, int steps, nb_step_time *times)
 {
     cpu_ctx *c = p;
-    /* BEGIN SOLUTION: hint: 'steps' leapfrog kick-drift-kick steps: v += a dt/2; x += v dt; a = a(x) with cpu_forces(); v += a dt/2.  Time the force loop (force_ms) and the whole step (step_ms) with nb_now_ms() and count the interactions into times[k] when times != NULL; see handouts/01_cpu.md */
+    /* BEGIN SOLUTION
+     * 'steps' leapfrog kick-drift-kick steps: v += a dt/2; x += v dt; a = a(x) with
+     * cpu_forces(); v += a dt/2.  When times != NULL, time the force loop (force_ms) and the
+     * whole step (step_ms) with nb_now_ms() and count the interactions into times[k].
+     * See handouts/01_cpu.md.
+     */
     /* BLANK: (void)c; (void)steps; (void)times; */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "the leapfrog is not implemented yet: a(x0) in cpu_init(), kick-drift-kick in cpu_advance() (see handouts/01_cpu.md)"); */
+    /* BLANK: return nb_todo("the leapfrog in cpu_advance()", "01_cpu"); */
     const float h = 0.5f * c->dt, dt = c->dt;
     for (int k = 0; k < steps; k++) {
         double t0 = nb_now_ms();

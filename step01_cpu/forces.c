@@ -12,7 +12,10 @@
 void cpu_forces(const float3 *pos, const float *mass, float3 *acc, int64_t n, float eps2,
                 int threads)
 {
-    /* BEGIN SOLUTION: hint: for every body i (OpenMP parallel for over i), sum nb_interact() over all bodies j into ax, ay, az, then store acc[i]; see handouts/01_cpu.md */
+    /* BEGIN SOLUTION
+     * For every body i (an OpenMP parallel for over i), sum nb_interact() over all bodies j
+     * into ax, ay, az, then store acc[i].  See handouts/01_cpu.md.
+     */
     /* BLANK: (void)pos; (void)mass; (void)eps2; (void)threads; */
     /* BLANK: for (int64_t i = 0; i < n; i++) acc[i] = (float3){ 0.0f, 0.0f, 0.0f }; */
     #pragma omp parallel for num_threads(threads) schedule(static)

@@ -22,7 +22,11 @@
 /* a_i = sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2) */
 __global__ void forces_kernel(const float3 *pos, const float *mass, float3 *acc, int n, float eps2)
 {
-    /* BEGIN SOLUTION: hint: one thread per body i = blockIdx.x * blockDim.x + threadIdx.x (return if i >= n); loop over all n bodies j, accumulating nb_interact() with pos[j] and mass[j]; write acc[i]; see handouts/02_naive.md */
+    /* BEGIN SOLUTION
+     * One thread per body i = blockIdx.x * blockDim.x + threadIdx.x (return if i >= n): loop
+     * over all n bodies j, accumulating nb_interact() with pos[j] and mass[j]; write acc[i].
+     * See handouts/02_naive.md.
+     */
     /* BLANK: (void)pos; (void)mass; (void)acc; (void)n; (void)eps2; */
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -83,8 +87,11 @@ static void gpu_destroy(void *p)
 static int forces(gpu_ctx *c, float3 *acc)
 {
     if (c->poison) NB_CUDA(cudaMemset(acc, 0xff, (size_t)c->n * sizeof *acc));   /* NaN */
-    /* BEGIN SOLUTION: hint: launch forces_kernel with c->grid blocks of c->block threads on (c->pos, c->mass, acc, c->n, c->eps2), then check the launch with NB_LAUNCHED(); see handouts/02_naive.md */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "forces_kernel is not implemented yet (see handouts/02_naive.md)"); */
+    /* BEGIN SOLUTION
+     * Launch forces_kernel with c->grid blocks of c->block threads on (c->pos, c->mass, acc,
+     * c->n, c->eps2), then check the launch with NB_LAUNCHED().  See handouts/02_naive.md.
+     */
+    /* BLANK: return nb_todo("forces_kernel", "02_naive"); */
     forces_kernel<<<c->grid, c->block>>>(c->pos, c->mass, acc, c->n, c->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */

@@ -21,7 +21,10 @@
 /* a_i = sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2) */
 __global__ void forces_kernel(const float4 *pos, float3 *acc, int n, float eps2)
 {
-    /* BEGIN SOLUTION: hint: as in step02, but each body j is ONE float4 load pos[j] = (x, y, z, m): the mass is pj.w; see handouts/03_float4.md */
+    /* BEGIN SOLUTION
+     * As in step02, but each body j is ONE float4 load pos[j] = (x, y, z, m): the mass is
+     * pj.w.  See handouts/03_float4.md.
+     */
     /* BLANK: (void)pos; (void)acc; (void)n; (void)eps2; */
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -83,8 +86,11 @@ static void gpu_destroy(void *p)
 static int forces(gpu_ctx *c, float3 *acc)
 {
     if (c->poison) NB_CUDA(cudaMemset(acc, 0xff, (size_t)c->n * sizeof *acc));   /* NaN */
-    /* BEGIN SOLUTION: hint: launch forces_kernel with c->grid blocks of c->block threads on (c->pos, acc, c->n, c->eps2) -- no mass array any more -- then NB_LAUNCHED(); see handouts/03_float4.md */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "forces_kernel is not implemented yet (see handouts/03_float4.md)"); */
+    /* BEGIN SOLUTION
+     * Launch forces_kernel with c->grid blocks of c->block threads on (c->pos, acc, c->n,
+     * c->eps2) -- no mass array any more -- then NB_LAUNCHED().  See handouts/03_float4.md.
+     */
+    /* BLANK: return nb_todo("forces_kernel", "03_float4"); */
     forces_kernel<<<c->grid, c->block>>>(c->pos, acc, c->n, c->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */
@@ -102,9 +108,13 @@ static int gpu_setup(gpu_ctx *c, const nb_state *s)
         return rc;
     c->host = (float4 *)malloc(n * sizeof(float4));
     if (!c->host) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %zu bodies", n);
-    /* BEGIN SOLUTION: hint: the upload: pack each body as one float4 (x, y, z, m) in the staging buffer c->host and copy it to c->pos; the velocities stay float3: pack them in the same buffer and copy them to c->vel; see handouts/03_float4.md */
+    /* BEGIN SOLUTION
+     * The upload: pack each body as one float4 (x, y, z, m) in the staging buffer c->host and
+     * copy it to c->pos; the velocities stay float3: pack them in the same buffer and copy
+     * them to c->vel.  See handouts/03_float4.md.
+     */
     /* BLANK: (void)s; */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "the float4 packing in gpu_setup() is not implemented yet (see handouts/03_float4.md)"); */
+    /* BLANK: return nb_todo("the float4 upload in gpu_setup()", "03_float4"); */
     for (size_t i = 0; i < n; i++) c->host[i] = make_float4(s->x[i], s->y[i], s->z[i], s->m[i]);
     NB_CUDA(cudaMemcpy(c->pos, c->host, n * sizeof(float4), cudaMemcpyHostToDevice));
     float3 *v3 = (float3 *)c->host;

@@ -6,26 +6,18 @@
  * (a broadcast read: all lanes read the same address), the block
  * synchronizes again, next tile.  Global memory is read once per tile per
  * block instead of once per body per warp.  The last tile is padded with
- * zero-mass bodies (they add exactly 0), so any N works and every thread
+ * zero-mass bodies (they add exactly 0), so any N works, and every thread
  * reaches every __syncthreads(), including threads with i >= n.
  *
- * The same tiling idea is applied once more, one level down: each thread
- * keeps BODIES_PER_THREAD (2) target bodies in registers, so one read of a
- * body from shared memory serves two interactions.
- *
- * Napkin math, per interaction (SASS of forces_kernel, `cuobjdump -sass`):
- * 3 FADD + 3 FFMA + 1 MUFU.RSQ + 3 FMUL + 3 FFMA = 13 warp instructions (the
- * minimum of the formula) plus 1 LDS.128 per 2 interactions and the loop
- * overhead, amortized by unrolling: ~13.6.  H100 SXM: 132 SMs x 4 schedulers
- * x 1 warp instruction/clock x 32 lanes = 16896 lane-instructions per clock;
- * at 1.98 GHz and 13.6 per interaction the bound is
- * 132*4*32*1.98e9/13.6 = 2.46e12 interactions/s.  Measured on the H100 at
- * N = 1,048,576 (handouts/results/h100/gpu-session-2/bench_r.txt and
- * step04_tuning.txt): one body per thread 1.86e12; two, unrolled by 8,
- * 1.92e12 (block 256) and 1.94e12 (block 512); two, unrolled by 16,
- * 1.98e12 (256) and 2.00e12 (512); three or four: 1.75e12-1.93e12.  That is
- * ~81% of the 1.98 GHz bound: loop overhead and the clock the chip sustains
- * under this load take the rest.
+ * Napkin math, per interaction: 3 FADD + 3 FFMA + 1 MUFU.RSQ + 3 FMUL +
+ * 3 FFMA = 13 warp instructions (the minimum of the formula, see
+ * nb_physics.h), plus one LDS.128 and the loop overhead, amortized by
+ * unrolling: ~14.  H100 SXM: 132 SMs x 4 schedulers x 32 lanes issue
+ * 16896 lane-instructions per clock; at ~1.98 GHz and 14 per interaction
+ * the bound is 132*4*32*1.98e9/14 = 2.4e12 interactions/s.  What it reaches
+ * is in handouts/04_shared.md (`make bench`); the tuned build beside it
+ * (tuned.cu: two bodies per thread, j-slices for small N, fused
+ * integration, CUDA Graphs) is the "going further" part of the handout.
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c shared.cu   (flags: common/config.mk) */
 #include <stdlib.h>
@@ -33,51 +25,34 @@
 #include "nb_cuda.h"
 #include "nb_physics.h"
 
-/* Tiling at two levels: a tile of blockDim.x bodies in shared memory, and
- * BODIES_PER_THREAD target bodies in each thread's registers, so that one
- * shared-memory read serves that many interactions. */
-#ifndef BODIES_PER_THREAD
-#define BODIES_PER_THREAD 2
-#endif
-#ifndef TILE_UNROLL                 /* bodies of the tile per unrolled loop trip */
-#define TILE_UNROLL 16
-#endif
-#define NB_PRAGMA(x) _Pragma(#x)
-#define NB_UNROLL(n) NB_PRAGMA(unroll n)
+#define DEFAULT_BLOCK 256             /* threads per block = bodies per tile */
 
 /* a_i = sum_j m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2) */
 __global__ void forces_kernel(const float4 *pos, float3 *acc, int n, float eps2)
 {
-    /* BEGIN SOLUTION: hint: tile the j-loop: per tile, each thread loads one float4 into the extern __shared__ tile[] (pad past n with zero-mass bodies), __syncthreads(), accumulate the whole tile, __syncthreads(); each thread keeps BODIES_PER_THREAD targets i0 + r * blockDim.x in registers; every thread (also i >= n) must reach every __syncthreads(); see handouts/04_shared.md */
+    /* BEGIN SOLUTION
+     * Tile the j-loop: per tile, each thread loads one float4 into the extern __shared__
+     * tile[] (past n: a zero-mass body), __syncthreads(), every thread accumulates the whole
+     * tile, __syncthreads().  Every thread -- also i >= n -- must reach every barrier.
+     * See handouts/04_shared.md.
+     */
     /* BLANK: (void)pos; (void)acc; (void)n; (void)eps2; */
     extern __shared__ float4 tile[];                 /* blockDim.x bodies */
-    const long long i0 = (long long)blockIdx.x * blockDim.x * BODIES_PER_THREAD + threadIdx.x;
-    float4 pi[BODIES_PER_THREAD];                    /* this thread's bodies: i0 + r * blockDim.x */
-    float ax[BODIES_PER_THREAD], ay[BODIES_PER_THREAD], az[BODIES_PER_THREAD];
-#pragma unroll
-    for (int r = 0; r < BODIES_PER_THREAD; r++) {
-        long long i = i0 + (long long)r * blockDim.x;
-        pi[r] = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        ax[r] = ay[r] = az[r] = 0.0f;
-    }
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    float4 pi = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
     for (int base = 0; base < n; base += blockDim.x) {
         int j = base + threadIdx.x;
         tile[threadIdx.x] = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         __syncthreads();                             /* the tile is loaded */
-        NB_UNROLL(TILE_UNROLL)
+#pragma unroll 16
         for (int k = 0; k < blockDim.x; k++) {
             float4 pj = tile[k];
-#pragma unroll
-            for (int r = 0; r < BODIES_PER_THREAD; r++)
-                nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2, &ax[r], &ay[r], &az[r]);
+            nb_interact(pi.x, pi.y, pi.z, pj.x, pj.y, pj.z, pj.w, eps2, &ax, &ay, &az);
         }
         __syncthreads();                             /* everyone is done with it */
     }
-#pragma unroll
-    for (int r = 0; r < BODIES_PER_THREAD; r++) {
-        long long i = i0 + (long long)r * blockDim.x;
-        if (i < n) acc[i] = make_float3(ax[r], ay[r], az[r]);
-    }
+    if (i < n) acc[i] = make_float3(ax, ay, az);
     /* END SOLUTION */
 }
 
@@ -129,11 +104,12 @@ static void gpu_destroy(void *p)
 static int forces(gpu_ctx *c, float3 *acc)
 {
     if (c->poison) NB_CUDA(cudaMemset(acc, 0xff, (size_t)c->n * sizeof *acc));   /* NaN */
-    /* BEGIN SOLUTION: hint: each block now covers c->block * BODIES_PER_THREAD bodies: compute the grid, launch forces_kernel with c->block * sizeof(float4) bytes of dynamic shared memory, then NB_LAUNCHED(); see handouts/04_shared.md */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "forces_kernel is not implemented yet (see handouts/04_shared.md)"); */
-    long long per_block = (long long)c->block * BODIES_PER_THREAD;
-    int grid = (int)((c->n + per_block - 1) / per_block);
-    forces_kernel<<<grid, c->block, c->block * sizeof(float4)>>>(c->pos, acc, c->n, c->eps2);
+    /* BEGIN SOLUTION
+     * Launch forces_kernel as in step03, now with c->block * sizeof(float4) bytes of dynamic
+     * shared memory for the tile, then NB_LAUNCHED().  See handouts/04_shared.md.
+     */
+    /* BLANK: return nb_todo("forces_kernel", "04_shared"); */
+    forces_kernel<<<c->grid, c->block, c->block * sizeof(float4)>>>(c->pos, acc, c->n, c->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */
     return NB_OK;
@@ -161,24 +137,13 @@ static int gpu_setup(gpu_ctx *c, const nb_state *s)
     return NB_OK;
 }
 
-/* The step's best tile (block) size: 512 bodies, halved while the grid
- * would give the multiprocessors fewer than 4 blocks each (small N). */
-static int tile_size(long long n)
-{
-    int sms = 0, block = 512;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) sms = 1;
-    while (block > 64 && (n + (long long)block * BODIES_PER_THREAD - 1) / ((long long)block * BODIES_PER_THREAD) < 4LL * sms)
-        block /= 2;
-    return block;
-}
-
 static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
 {
     *ctx = NULL;
     gpu_ctx *c = (gpu_ctx *)calloc(1, sizeof *c);
     if (!c) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
     c->n = (int)s->n;
-    c->block = o->block ? o->block : tile_size(s->n);
+    c->block = o->block ? o->block : DEFAULT_BLOCK;
     c->grid = (int)((s->n + c->block - 1) / c->block);
     c->eps2 = (float)(o->eps * o->eps);
     c->dt = (float)o->dt;

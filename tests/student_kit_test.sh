@@ -59,7 +59,7 @@ ok "scripts/student_kit.sh writes the kit"
 mapfile -t marked < <(sed -n '2,$p' "$kit/.student_kit" | sed 's/ ([0-9]*)$//')
 check "some files are marked (${#marked[@]})" test ${#marked[@]} -gt 0
 for f in "${marked[@]}"; do
-  n=$(grep -c '^[[:space:]]*/\* BEGIN SOLUTION: ' "$top/$f")
+  n=$(grep -c 'BEGIN SOLUTION' "$top/$f")
   left=$(grep -c 'BEGIN SOLUTION\|END SOLUTION\|/\* BLANK:' "$kit/$f")
   todo=$(grep -c '^[[:space:]]*/\* TODO: ' "$kit/$f")
   check "$f: no marker left in the kit, $n TODO lines" test "$left" = 0 -a "$todo" -ge "$n"
@@ -144,7 +144,9 @@ fi
 for f in "${marked[@]}"; do
   # the solution is the source without its marker lines, nothing else changed
   check "$f: --keep-solutions = the source without its marker lines" \
-    bash -c 'grep -v "^[[:space:]]*/\* \(BEGIN SOLUTION: .*\|BLANK: .*\|END SOLUTION\) \*/[[:space:]]*$" "$1" | cmp -s - "$2"' _ "$top/$f" "$sol/$f"
+    bash -c 'sed -e "/^[[:space:]]*\/\* BEGIN SOLUTION[[:space:]]*$/,/\*\/[[:space:]]*$/d" \
+                 -e "/^[[:space:]]*\/\* \(BEGIN SOLUTION: .*\|BLANK: .*\|END SOLUTION\) \*\/[[:space:]]*$/d" "$1" |
+             cmp -s - "$2"' _ "$top/$f" "$sol/$f"
   cp "$sol/$f" "$kit/$f"
 done
 if timeout "$tmo" make -C "$kit" -j"$jobs" "${makevars[@]}" all > "$tmp/build-sol.log" 2>&1; then
