@@ -7,6 +7,8 @@
 #   make clean
 # Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root)
 STEPS := $(patsubst %/Makefile,%,$(sort $(wildcard step0*/Makefile)))
+# the CUnit runners: common, one per step, and step04's tuned build
+RUNNERS := common $(STEPS) $(if $(filter step04_shared,$(STEPS)),step04_tuned)
 export CUNIT_PREFIX
 
 .PHONY: all run check-all deps deps-test sanitize diff movie clean common $(STEPS)
@@ -28,9 +30,9 @@ run: deps-test all
 
 check-all: deps-test all
 	@rm -rf tests/results && mkdir -p tests/results
-	@printf '%s\n' common $(STEPS) > tests/results/.expected
-	@$(MAKE) --no-print-directory -C tests run_common $(addprefix run_,$(STEPS))
-	@status=0; for r in common $(STEPS); do \
+	@printf '%s\n' $(RUNNERS) > tests/results/.expected
+	@$(MAKE) --no-print-directory -C tests $(addprefix run_,$(RUNNERS))
+	@status=0; for r in $(RUNNERS); do \
 	  (cd tests && timeout 3600 ./run_$$r) || status=1; done; \
 	scripts/grade_table.sh tests/results || status=1; exit $$status
 

@@ -4,13 +4,14 @@
 #   C_SRCS  := main.c              # host C sources (main.c holds main())
 #   CU_SRCS := naive.cu            # CUDA sources (GPU steps)
 #   FORCE_SRCS :=                  # C sources built with FORCE_CFLAGS too
+#   EXTRA_PROGRAMS := nbody_tuned  # more programs: nbody_X is built from main_X.c
 #   include ../common/step.mk
 #
 # Targets: all (nbody), check (build and run this step's CUnit runner),
 # libstep.a (everything but main.o, linked into the test runner), clean.
 include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
 
-IMPL_OBJS := $(filter-out main.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
+IMPL_OBJS := $(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
 LIBS      := $(COMMON_LIB)
 ifneq ($(strip $(CU_SRCS)),)
 LIBS      += $(CUDA_COMMON_LIB)
@@ -20,10 +21,13 @@ endif
 EXTRA_LIBS += $(PNG_LIBS)
 
 .PHONY: all check clean common
-all: nbody
+all: nbody $(EXTRA_PROGRAMS)
 
 nbody: main.o libstep.a $(LIBS)
 	$(CC) $(CFLAGS) -o $@ main.o libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
+
+nbody_%: main_%.o libstep.a $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $< libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
 
 libstep.a: $(IMPL_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -46,4 +50,4 @@ check: nbody
 	cd $(TOP_DIR)/tests && ./run_$(STEP)
 
 clean:
-	rm -f nbody main.o libstep.a $(IMPL_OBJS)
+	rm -f nbody main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)

@@ -1,0 +1,425 @@
+/* step04_shared/tuned.cu -- the tuned build of step04 (program nbody_tuned).
+ *
+ * The lesson kernel (shared.cu) is shared-memory tiling and nothing else.
+ * This file keeps its data layout and its arithmetic (nb_interact) and adds
+ * the performance engineering that handouts/04_shared.md "Going further"
+ * measures one technique at a time:
+ *
+ *  1. Register tiling: each thread keeps R (1 or 2) target bodies in
+ *     registers, so one shared-memory read of a source body serves R
+ *     interactions (the tile-loop overhead per interaction drops by R).
+ *  2. j-slices for small N (GPU Gems 3 ch. 31, "several threads per body"):
+ *     with fewer bodies than the GPU holds threads, the sum over j is split
+ *     into S slices, one grid row (blockIdx.y) each; every block writes its
+ *     partial sums, and the last block of a column to finish (a ticket,
+ *     after a fence) adds the S partials of its bodies in the fixed order
+ *     0..S-1.  No float atomics: the result is a function of the inputs and
+ *     the tuning alone, so the same seed gives the same bits.
+ *  3. Fused integration: the block that writes a_i also applies the closing
+ *     half kick v_i += a_i dt/2, so a step is two kernels (kick + drift,
+ *     forces + kick) instead of three.
+ *  4. CUDA Graphs: the two kernels of a step and its timing events are
+ *     captured once and replayed, which removes most of the launch overhead
+ *     where a step takes microseconds (small N).
+ *
+ * The tuning -- block size, R, S, fused kick, graph -- is picked from N and
+ * the device by pick_tuning(); NB_TUNE="block=B,r=R,slices=S,fuse=0|1,
+ * graph=0|1" overrides any of them (a measuring knob for `make bench`; the
+ * results stay checked by the same suites).  --block B sets the block size.
+ *
+ * Napkin math: 13 warp instructions per interaction (nb_physics.h) plus one
+ * LDS.128 per R interactions and the loop overhead; for small N the floor
+ * is the launch and the reduction: S partials per body, 16 bytes each.
+ *
+ *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nb_cuda.h"
+#include "nb_physics.h"
+
+#define TILE_UNROLL 16              /* source bodies per unrolled trip of the tile loop */
+
+typedef struct tuning {
+    int block;                      /* threads per block; also the tile size */
+    int r;                          /* target bodies per thread: 1 or 2 */
+    int slices;                     /* S: slices of the j-range (1: no split) */
+    int slice_len;                  /* bodies per slice, a multiple of TILE_UNROLL */
+    int fuse;                       /* the closing kick in the force kernel */
+    int graph;                      /* each step replayed as a CUDA graph */
+} tuning;
+
+/* Accumulate the pull of the sources [jlo, jhi) on R targets.  Every thread
+ * of the block runs the same trips (the barriers), padded sources have mass
+ * 0 and add exactly 0. */
+template <int R>
+__device__ __forceinline__ void tile_sum(const float4 *pos, float4 *tile, int jlo, int jhi, float eps2,
+                                         const float4 *pi, float *ax, float *ay, float *az)
+{
+    for (int base = jlo; base < jhi; base += blockDim.x) {
+        int j = base + threadIdx.x;
+        tile[threadIdx.x] = j < jhi ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        __syncthreads();                             /* the tile is loaded */
+        int cnt = min((int)blockDim.x, jhi - base);
+        cnt = (cnt + TILE_UNROLL - 1) / TILE_UNROLL * TILE_UNROLL;   /* <= blockDim.x */
+        for (int k0 = 0; k0 < cnt; k0 += TILE_UNROLL) {
+#pragma unroll
+            for (int k = k0; k < k0 + TILE_UNROLL; k++) {
+                float4 pj = tile[k];
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2,
+                                &ax[r], &ay[r], &az[r]);
+            }
+        }
+        __syncthreads();                             /* everyone is done with it */
+    }
+}
+
+/* a_i of the targets of this block column; with vel != NULL also the closing
+ * half kick v_i += a_i * hdt.  Grid: (columns of blockDim.x * R targets) x S
+ * slices of slice_len sources.  S > 1: partial[s * n + i] holds slice s's
+ * sum, tickets[column] counts the slices done (reset by the last one). */
+template <int R>
+__global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel, float4 *partial,
+                              unsigned *tickets, int n, int slice_len, float eps2, float hdt)
+{
+    extern __shared__ float4 tile[];
+    __shared__ int last;
+    const int S = gridDim.y, s = blockIdx.y;
+    const long long i0 = (long long)blockIdx.x * blockDim.x * R + threadIdx.x;
+    float4 pi[R];
+    float ax[R], ay[R], az[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        long long i = i0 + (long long)r * blockDim.x;
+        pi[r] = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        ax[r] = ay[r] = az[r] = 0.0f;
+    }
+    const int jlo = s * slice_len, jhi = min(n, jlo + slice_len);
+    tile_sum<R>(pos, tile, jlo, jhi, eps2, pi, ax, ay, az);
+    if (S > 1) {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            long long i = i0 + (long long)r * blockDim.x;
+            if (i < n) partial[(long long)s * n + i] = make_float4(ax[r], ay[r], az[r], 0.0f);
+        }
+        __threadfence();                             /* the partials, before the ticket */
+        __syncthreads();
+        if (threadIdx.x == 0) last = atomicAdd(&tickets[blockIdx.x], 1u) == (unsigned)(S - 1);
+        __syncthreads();
+        if (!last) return;
+        __threadfence();                             /* acquire the other slices' partials */
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            long long i = i0 + (long long)r * blockDim.x;
+            float x = 0.0f, y = 0.0f, z = 0.0f;
+            if (i < n)
+                for (int q = 0; q < S; q++) {        /* the fixed order 0..S-1 */
+                    float4 p = __ldcg(&partial[(long long)q * n + i]);
+                    x += p.x; y += p.y; z += p.z;
+                }
+            ax[r] = x; ay[r] = y; az[r] = z;
+        }
+        if (threadIdx.x == 0) tickets[blockIdx.x] = 0;   /* for the next launch */
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        long long i = i0 + (long long)r * blockDim.x;
+        if (i >= n) continue;
+        acc[i] = make_float3(ax[r], ay[r], az[r]);
+        if (vel) {
+            float3 v = vel[i];
+            v.x += hdt * ax[r]; v.y += hdt * ay[r]; v.z += hdt * az[r];
+            vel[i] = v;
+        }
+    }
+}
+
+/* Leapfrog: v += a dt/2; x += v dt  (before the forces) ... */
+__global__ void kick_drift_kernel(float4 *pos, float3 *vel, const float3 *acc, int n, float dt)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float h = 0.5f * dt;
+    float3 v = vel[i], a = acc[i];
+    float4 p = pos[i];
+    v.x += h * a.x; v.y += h * a.y; v.z += h * a.z;
+    p.x += dt * v.x; p.y += dt * v.y; p.z += dt * v.z;
+    vel[i] = v;
+    pos[i] = p;
+}
+
+/* ... and v += a dt/2 (after them), when the force kernel does not. */
+__global__ void kick_kernel(float3 *vel, const float3 *acc, int n, float dt)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float h = 0.5f * dt;
+    float3 v = vel[i], a = acc[i];
+    v.x += h * a.x; v.y += h * a.y; v.z += h * a.z;
+    vel[i] = v;
+}
+
+typedef struct gpu_ctx {
+    int n, poison;
+    float eps2, dt;
+    tuning t;
+    float4 *pos;                     /* device: x, y, z, m */
+    float3 *vel, *acc, *out;         /* device */
+    float4 *partial;                 /* device: S partial sums per body (S > 1) */
+    unsigned *tickets;               /* device: one per block column */
+    float4 *host;                    /* staging for copies */
+    double bytes;
+    cudaStream_t stream;
+    cudaEvent_t ev[3];               /* step start, forces start, step end */
+    cudaGraphExec_t graph;           /* one step, captured at the first advance */
+} gpu_ctx;
+
+static void gpu_destroy(void *p)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    if (!c) return;
+    cudaFree(c->pos); cudaFree(c->vel); cudaFree(c->acc); cudaFree(c->out);
+    cudaFree(c->partial); cudaFree(c->tickets);
+    if (c->graph) cudaGraphExecDestroy(c->graph);
+    for (int k = 0; k < 3; k++) if (c->ev[k]) cudaEventDestroy(c->ev[k]);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    free(c->host);
+    free(c);
+}
+
+static int columns(const gpu_ctx *c)
+{
+    long long per = (long long)c->t.block * c->t.r;
+    return (int)((c->n + per - 1) / per);
+}
+
+/* Launch the force kernel on c->stream: accelerations into acc, and the
+ * closing kick when vel != NULL. */
+static int forces(gpu_ctx *c, float3 *acc, float3 *vel)
+{
+    if (c->poison) NB_CUDA(cudaMemsetAsync(acc, 0xff, (size_t)c->n * sizeof *acc, c->stream));
+    dim3 grid((unsigned)columns(c), (unsigned)c->t.slices);
+    size_t shm = (size_t)c->t.block * sizeof(float4);
+    float hdt = 0.5f * c->dt;
+    if (c->t.r == 2)
+        forces_kernel<2><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
+                                                               c->n, c->t.slice_len, c->eps2, hdt);
+    else
+        forces_kernel<1><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
+                                                               c->n, c->t.slice_len, c->eps2, hdt);
+    NB_LAUNCHED();
+    return NB_OK;
+}
+
+/* One leapfrog step on c->stream, with its three events. */
+static int enqueue_step(gpu_ctx *c, unsigned ev_flags)
+{
+    int rc, grid = (c->n + 255) / 256;
+    NB_CUDA(cudaEventRecordWithFlags(c->ev[0], c->stream, ev_flags));
+    kick_drift_kernel<<<grid, 256, 0, c->stream>>>(c->pos, c->vel, c->acc, c->n, c->dt);
+    NB_LAUNCHED();
+    NB_CUDA(cudaEventRecordWithFlags(c->ev[1], c->stream, ev_flags));
+    if ((rc = forces(c, c->acc, c->t.fuse ? c->vel : NULL))) return rc;
+    if (!c->t.fuse) {
+        kick_kernel<<<grid, 256, 0, c->stream>>>(c->vel, c->acc, c->n, c->dt);
+        NB_LAUNCHED();
+    }
+    NB_CUDA(cudaEventRecordWithFlags(c->ev[2], c->stream, ev_flags));
+    return NB_OK;
+}
+
+/* Capture one step as a graph (the events become event-record nodes). */
+static int capture(gpu_ctx *c)
+{
+    cudaGraph_t g = NULL;
+    NB_CUDA(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
+    int rc = enqueue_step(c, cudaEventRecordExternal);
+    cudaError_t e = cudaStreamEndCapture(c->stream, &g);
+    if (rc) { if (g) cudaGraphDestroy(g); return rc; }
+    NB_CUDA(e);
+    e = cudaGraphInstantiate(&c->graph, g, 0);
+    cudaGraphDestroy(g);
+    NB_CUDA(e);
+    return NB_OK;
+}
+
+/* The tuning for n bodies on this device (see the file's header), then the
+ * NB_TUNE overrides and --block. */
+static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
+{
+    int dev = 0, sms = 1, per_sm = 2048;
+    NB_CUDA(cudaGetDevice(&dev));
+    NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    NB_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    long long n = c->n, slots = (long long)sms * per_sm;   /* threads the GPU holds */
+    memset(t, 0, sizeof *t);
+    t->fuse = 1;
+    t->graph = 1;
+    if (n >= 2 * slots) { t->block = 512; t->r = 2; }        /* the grid fills the GPU twice over */
+    else if (n >= slots / 2) { t->block = 256; t->r = 1; }
+    else { t->block = 128; t->r = 1; }
+    t->slices = 0;                                           /* 0: from the occupancy below */
+    const char *env = getenv("NB_TUNE");
+    if (env && *env) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", env);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            int v = 0;
+            char key[32];
+            if (sscanf(tok, "%31[a-z_]=%d", key, &v) != 2)
+                return nb_fail(NB_EXIT_USAGE, "NB_TUNE: expected key=value items, got '%s'", tok);
+            if (!strcmp(key, "block") && v >= 32 && v <= 1024 && v % 32 == 0) t->block = v;
+            else if (!strcmp(key, "r") && (v == 1 || v == 2)) t->r = v;
+            else if (!strcmp(key, "slices") && v >= 1 && v <= 4096) t->slices = v;
+            else if (!strcmp(key, "fuse") && (v == 0 || v == 1)) t->fuse = v;
+            else if (!strcmp(key, "graph") && (v == 0 || v == 1)) t->graph = v;
+            else return nb_fail(NB_EXIT_USAGE, "NB_TUNE: bad item '%s' (block=32..1024 in 32s, r=1|2, "
+                                "slices=1..4096, fuse=0|1, graph=0|1)", tok);
+        }
+    }
+    if (block_opt) t->block = block_opt;
+    cudaFuncAttributes fa;
+    NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<2>));
+    if (t->r == 2 && t->block > fa.maxThreadsPerBlock) t->r = 1;   /* registers: R = 2 does not fit */
+    if (t->slices == 0) {
+        /* as many slices as make the resident grid hold ~all the threads it can */
+        int occ = 0;
+        size_t shm = (size_t)t->block * sizeof(float4);
+        if (t->r == 2) NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, forces_kernel<2>, t->block, shm));
+        else NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, forces_kernel<1>, t->block, shm));
+        long long resident = (long long)(occ > 0 ? occ : 1) * sms;
+        long long cols = (n + (long long)t->block * t->r - 1) / ((long long)t->block * t->r);
+        long long s = resident / cols;
+        t->slices = (int)(s < 1 ? 1 : s > 4096 ? 4096 : s);
+    }
+    /* slices of at least TILE_UNROLL sources, a multiple of it */
+    long long len = (n + t->slices - 1) / t->slices;
+    len = (len + TILE_UNROLL - 1) / TILE_UNROLL * TILE_UNROLL;
+    t->slice_len = (int)len;
+    t->slices = (int)((n + len - 1) / len);
+    return NB_OK;
+}
+
+static int gpu_setup(gpu_ctx *c, const nb_state *s, int block_opt)
+{
+    size_t n = (size_t)c->n;
+    int rc;
+    if ((rc = pick_tuning(c, block_opt, &c->t))) return rc;
+    if ((rc = nb_cuda_malloc((void **)&c->pos, n * sizeof(float4), "positions and masses", &c->bytes)) ||
+        (rc = nb_cuda_malloc((void **)&c->vel, n * sizeof(float3), "velocities", &c->bytes)) ||
+        (rc = nb_cuda_malloc((void **)&c->acc, n * sizeof(float3), "accelerations", &c->bytes)) ||
+        (rc = nb_cuda_malloc((void **)&c->out, n * sizeof(float3), "accelerations (copy)", &c->bytes)) ||
+        (rc = nb_cuda_malloc((void **)&c->tickets, (size_t)columns(c) * sizeof(unsigned), "tickets",
+                             &c->bytes)))
+        return rc;
+    if (c->t.slices > 1 &&
+        (rc = nb_cuda_malloc((void **)&c->partial, (size_t)c->t.slices * n * sizeof(float4),
+                             "partial sums of the j-slices", &c->bytes)))
+        return rc;
+    NB_CUDA(cudaMemset(c->tickets, 0, (size_t)columns(c) * sizeof(unsigned)));
+    NB_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    for (int k = 0; k < 3; k++) NB_CUDA(cudaEventCreate(&c->ev[k]));
+    c->host = (float4 *)malloc(n * sizeof(float4));
+    if (!c->host) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %zu bodies", n);
+    for (size_t i = 0; i < n; i++) c->host[i] = make_float4(s->x[i], s->y[i], s->z[i], s->m[i]);
+    NB_CUDA(cudaMemcpy(c->pos, c->host, n * sizeof(float4), cudaMemcpyHostToDevice));
+    float3 *v3 = (float3 *)c->host;
+    for (size_t i = 0; i < n; i++) v3[i] = make_float3(s->vx[i], s->vy[i], s->vz[i]);
+    NB_CUDA(cudaMemcpy(c->vel, v3, n * sizeof(float3), cudaMemcpyHostToDevice));
+    if ((rc = forces(c, c->acc, NULL))) return rc;               /* a(x0) */
+    NB_CUDA(cudaStreamSynchronize(c->stream));
+    return NB_OK;
+}
+
+static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
+{
+    gpu_ctx *c = (gpu_ctx *)calloc(1, sizeof *c);
+    *ctx = c;                        /* the caller destroys it, also after a failure */
+    if (!c) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    c->n = (int)s->n;
+    c->eps2 = (float)(o->eps * o->eps);
+    c->dt = (float)o->dt;
+    c->poison = o->poison;
+    return gpu_setup(c, s, o->block);
+}
+
+static int gpu_accel(void *p, float *ax, float *ay, float *az)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    int rc = forces(c, c->out, NULL);
+    if (rc) return rc;
+    NB_CUDA(cudaStreamSynchronize(c->stream));
+    float3 *a3 = (float3 *)c->host;
+    NB_CUDA(cudaMemcpy(a3, c->out, (size_t)c->n * sizeof(float3), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < c->n; i++) { ax[i] = a3[i].x; ay[i] = a3[i].y; az[i] = a3[i].z; }
+    return NB_OK;
+}
+
+static int gpu_advance(void *p, int steps, nb_step_time *times)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    int rc;
+    if (c->t.graph && !c->graph && (rc = capture(c))) return rc;
+    for (int k = 0; k < steps; k++) {
+        if (c->t.graph) NB_CUDA(cudaGraphLaunch(c->graph, c->stream));
+        else if ((rc = enqueue_step(c, cudaEventRecordDefault))) return rc;
+        if (times) {
+            float f = 0, st = 0;
+            NB_CUDA(cudaEventSynchronize(c->ev[2]));
+            NB_CUDA(cudaEventElapsedTime(&f, c->ev[1], c->ev[2]));
+            NB_CUDA(cudaEventElapsedTime(&st, c->ev[0], c->ev[2]));
+            times[k].force_ms = f;
+            times[k].step_ms = st;
+            times[k].interactions = (int64_t)c->n * c->n;
+        }
+    }
+    NB_CUDA(cudaStreamSynchronize(c->stream));
+    return NB_OK;
+}
+
+static int gpu_download(void *p, nb_state *s)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    NB_CUDA(cudaMemcpy(c->host, c->pos, (size_t)c->n * sizeof(float4), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < c->n; i++) { s->x[i] = c->host[i].x; s->y[i] = c->host[i].y; s->z[i] = c->host[i].z; }
+    float3 *v3 = (float3 *)c->host;
+    NB_CUDA(cudaMemcpy(v3, c->vel, (size_t)c->n * sizeof(float3), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < c->n; i++) { s->vx[i] = v3[i].x; s->vy[i] = v3[i].y; s->vz[i] = v3[i].z; }
+    return NB_OK;
+}
+
+static void gpu_info(void *p, nb_run_info *info)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    nb_cuda_info(info);
+    info->block = c->t.block;
+    info->device_bytes = c->bytes;
+}
+
+static void gpu_report(void *p, FILE *out)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    fprintf(out, "    tuning: block %d, %d bod%s per thread, %d j-slice%s of %d, %s kick, %s "
+            "(NB_TUNE=block=%d,r=%d,slices=%d,fuse=%d,graph=%d)\n", c->t.block, c->t.r,
+            c->t.r == 1 ? "y" : "ies", c->t.slices, c->t.slices == 1 ? "" : "s", c->t.slice_len,
+            c->t.fuse ? "fused" : "separate", c->t.graph ? "CUDA graph" : "plain launches",
+            c->t.block, c->t.r, c->t.slices, c->t.fuse, c->t.graph);
+}
+
+/* Device bytes per body without the partial sums (they depend on N). */
+#define BYTES_PER_BODY (sizeof(float4) + 3 * sizeof(float3))
+
+static int gpu_probe(const nb_options *o)
+{
+    int rc = nb_cuda_probe();
+    if (!rc && o) rc = nb_cuda_fits(o->n, (double)BYTES_PER_BODY);
+    return rc;
+}
+
+extern "C" const nb_step nb_step04_tuned = {
+    "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs",
+    NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
+    gpu_report, NULL, gpu_destroy,
+};
