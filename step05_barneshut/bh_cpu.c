@@ -12,8 +12,8 @@
  *   4. force: groups of 32 bodies, neighbours in tree order, walk the tree
  *      recursively, as a warp does on the GPU; a cell is used as a point mass
  *      at its centre of mass when it is far from every body of the group by
- *      the opening criterion of bh_open2() (bh_tree.h); theta = 0 opens
- *      every cell: the direct sum, in tree order.
+ *      the opening criterion of bh_far() and bh_open2() (bh_tree.h);
+ *      theta = 0 opens every cell: the direct sum, in tree order.
  * Leapfrog KDK as in every step.  Host clock (CLOCK_MONOTONIC) for timings.
  * Napkin math: ~N log8 N cell visits to build, O(N) to summarize, and at
  * theta = 0.5 on a Plummer sphere ~1-3 thousand interactions per body. */
@@ -185,9 +185,9 @@ static void interact_all(const bh_cpu *t, group *g, float x, float y, float z, f
 static void walk(const bh_cpu *t, int64_t k, group *g)
 {
     /* BEGIN SOLUTION
-     * The opening criterion for the whole group: cell k is far when d2 >= t->open2[k] for
-     * EVERY body j of the group, d2 the squared distance from (g->x[j], g->y[j], g->z[j]) to
-     * the cell's centre of mass (t->mx[k], t->my[k], t->mz[k]).  Then interact_all()
+     * The opening criterion for the whole group: cell k is far when bh_far(d2, t->open2[k])
+     * holds for EVERY body j of the group, d2 the squared distance from (g->x[j], g->y[j],
+     * g->z[j]) to the cell's centre of mass (t->mx[k], t->my[k], t->mz[k]).  Then interact_all()
      * with the cell as one body of mass t->mm[k], and g->bc += g->cnt.  Else open it: its
      * children t->child[k * 8 + o], o = 0..7, skip BH_EMPTY; a cell (>= t->n) is
      * walk(t, ch - t->n, g); a body starts a leaf list (follow t->chain[b]), and each body of it
@@ -198,7 +198,7 @@ static void walk(const bh_cpu *t, int64_t k, group *g)
     int far = 1;
     for (int j = 0; j < g->cnt && far; j++) {
         float dx = t->mx[k] - g->x[j], dy = t->my[k] - g->y[j], dz = t->mz[k] - g->z[j];
-        far = dx * dx + dy * dy + dz * dz >= t->open2[k];
+        far = bh_far(dx * dx + dy * dy + dz * dz, t->open2[k]);
     }
     if (far) {
         interact_all(t, g, t->mx[k], t->my[k], t->mz[k], t->mm[k]);

@@ -35,8 +35,9 @@
  *    paper's warp-uniform traversal).  The links make the walk stackless;
  *    every lane runs the same loop, lanes past N included, so full-mask votes
  *    are valid.
- * Opening criterion (the paper's code's): bh_open2() in bh_tree.h -- a cell
- * is measured by its parent's width; theta = 0 opens everything (direct sum).
+ * Opening criterion (the paper's code's): bh_open2() and bh_far() in
+ * bh_tree.h -- a cell is measured by its parent's width; theta = 0 opens
+ * everything (direct sum).
  *
  * Build:  nvcc -O3 -ftz=true -arch=sm_90 -c bh_gpu.cu  (see common/config.mk)
  *
@@ -380,8 +381,8 @@ static __global__ void k_force(bh_dev d, float eps2)
      * write nothing; a warp entirely past N returns).  Start at node = n (the root) and loop
      * until BH_EMPTY: a body (node < n) is one nb_interact() with d.pos[node], then
      * node = d.bnext[node]; a cell c = node - n is used as one body (d.mass[c]) and skipped
-     * (node = d.link[c].y) only if __all_sync() says that it is far (distance^2 >=
-     * __int_as_float(d.link[c].z)) from all 32 lanes, else opened (node = d.link[c].x).
+     * (node = d.link[c].y) only if __all_sync() says that bh_far(distance^2,
+     * __int_as_float(d.link[c].z)) holds on all 32 lanes, else opened (node = d.link[c].x).
      * Write d.ax/ay/az[i]; add the warp's body-body and body-cell counts to d.st->bb and
      * d.st->bc.  See handouts/05_barneshut.md.
      */
@@ -406,7 +407,7 @@ static __global__ void k_force(bh_dev d, float eps2)
             float4 q = __ldg(&d.mass[c]);
             int4 l = __ldg(&d.link[c]);
             float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-            bool far = dx * dx + dy * dy + dz * dz >= __int_as_float(l.z);
+            bool far = bh_far(dx * dx + dy * dy + dz * dz, __int_as_float(l.z));
             if (__all_sync(0xffffffffu, far)) {
                 nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, &ax, &ay, &az);
                 nbc++;

@@ -73,8 +73,9 @@ BH_HD void bh_child(int oct, float *cx, float *cy, float *cz, float *h)
     *h = q;
 }
 
-/* The opening criterion, as d^2 >= open2 (d: distance from the body to the
- * cell's centre of mass).  theta follows Burtscher & Pingali's code (and ECL-BH, whose
+/* The opening radius squared, open2: a cell is far from a body when
+ * d^2 >= open2 (d: distance from the body to the cell's centre of mass),
+ * see bh_far().  theta follows Burtscher & Pingali's code (and ECL-BH, whose
  * speed and accuracy at theta = 0.5 are this step's targets): the cell is
  * measured by the width of its parent, 2s for a cell of width s, i.e.
  * 2s/d < theta -- the textbook s/d < theta/2.  At theta = 0.5 on a Plummer
@@ -93,6 +94,18 @@ BH_HD float bh_open2(float cx, float cy, float cz, float half, float mx, float m
     float inner = 1.01f * (1.7320508f * half + sqrtf(dx * dx + dy * dy + dz * dz));
     r = r > inner ? r : inner;
     return r * r;
+}
+
+/* The walk's test, the same in both codes: is the cell far from the body
+ * (d2: distance squared to the cell's centre of mass, open2: bh_open2()),
+ * so that the cell may act as one body?  Only when the comparison means
+ * something: d2 finite (then open2 <= d2 is finite too).  A body 1e20 away
+ * from the others makes d2 and open2 of the root overflow to +inf, and
+ * inf >= inf would use the root as one point mass for every body; NaN
+ * compares false already.  Otherwise the cell is opened. */
+BH_HD int bh_far(float d2, float open2)
+{
+    return d2 >= open2 && d2 < INFINITY;
 }
 
 /* A tree in host memory, as either code built it (tests, --render-tree). */

@@ -11,6 +11,7 @@
  *   theta = 0.5  monopole truncation: median 1e-3, p99 1e-2.
  * GPU cases run with o.poison set: outputs are NaN before the force kernel,
  * so an unwritten acceleration fails the finite check. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "nb_testutil.h"
 #include "nb_verify.h"
 #include "nb_ic.h"
+#include "nb_io.h"
 #include "../step05_barneshut/bh_cpu.h"   /* tests/Makefile adds no -I for suites */
 #include "../step05_barneshut/bh_gpu.h"
 
@@ -242,6 +244,58 @@ static void tree_escapers(const code *c)
     nb_state_free(&s);
 }
 
+/* The state file "0.4 0 0 0 0 0 0 / 0.4 1 0 0 0 0 0 / 0.2 1e20 0 0 0 0 0": a
+ * pair at distance 1 and a body 1e20 away.  The root's d^2 and opening
+ * radius^2 both overflow to +inf, and with inf >= inf the walk used the root
+ * as one point mass: body-body 0, body-cell 3, all accelerations ~0.
+ * bh_far() opens such cells: each body meets all three (9 body-body, 0
+ * body-cell).  Accelerations: within the all-pairs tolerance of the double
+ * direct sum, except where the reference is below FLT_MIN: the far body's
+ * pull is 0.8/1e40 = 8e-41, out of reach of a float sum whose distance^2
+ * overflows, so there the error must stay below FLT_MIN. */
+static void tree_far_body(const code *c)
+{
+    const char *path = nb_t_tmpfile(0, ".txt");
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "0.4 0 0 0 0 0 0\n0.4 1 0 0 0 0 0\n0.2 1e20 0 0 0 0 0\n");
+    fclose(f);
+    nb_state s;
+    int rc = nb_state_read(path, &s);
+    remove(path);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    nb_options o;
+    opts(&o, c, 0.5);
+    void *ctx = NULL;
+    float a[3][3];                      /* ax, ay, az of the 3 bodies */
+    rc = c->step->init(&ctx, &s, &o);
+    if (!rc) rc = c->step->accel(ctx, a[0], a[1], a[2]);
+    int64_t bb = -1, bc = -1;
+    if (!rc) rc = c->interactions(ctx, &bb, &bc);
+    if (ctx) c->step->destroy(ctx);
+    if (rc) printf("\n    far body (%s): %s\n", c->label, nb_errmsg());
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    if (bb != 9 || bc != 0)
+        printf("\n    far body (%s): body-body %lld, body-cell %lld (want 9, 0)\n", c->label,
+               (long long)bb, (long long)bc);
+    CU_ASSERT_EQUAL(bb, 9);
+    CU_ASSERT_EQUAL(bc, 0);
+    const int64_t idx[3] = { 0, 1, 2 };
+    double r[3][3];
+    nb_ref_accel(&s, o.eps, idx, 3, r[0], r[1], r[2]);
+    for (int i = 0; i < 3; i++) {
+        double dx = a[0][i] - r[0][i], dy = a[1][i] - r[1][i], dz = a[2][i] - r[2][i];
+        double err = sqrt(dx * dx + dy * dy + dz * dz);
+        double ref = sqrt(r[0][i] * r[0][i] + r[1][i] * r[1][i] + r[2][i] * r[2][i]);
+        double bound = fmax(NB_TOL_ALLPAIRS_MAX * ref, FLT_MIN);
+        if (!(err <= bound))
+            printf("\n    far body (%s): body %d: |a - a_ref| %.3g, |a_ref| %.3g, bound %.3g\n",
+                   c->label, i, err, ref, bound);
+        CU_ASSERT(err <= bound);
+    }
+    nb_state_free(&s);
+}
+
 static void t_cpu_invariants(void) { tree_invariants(&CPU); }
 static void t_cpu_theta0(void) { tree_theta0(&CPU); }
 static void t_cpu_plummer65536(void) { tree_plummer65536(&CPU); }
@@ -249,6 +303,7 @@ static void t_cpu_coincident(void) { tree_coincident(&CPU); }
 static void t_cpu_boundaries(void) { tree_boundaries(&CPU); }
 static void t_cpu_small_n(void) { tree_small_n(&CPU); }
 static void t_cpu_escapers(void) { tree_escapers(&CPU); }
+static void t_cpu_far_body(void) { tree_far_body(&CPU); }
 static void t_gpu_invariants(void) { tree_invariants(&GPU); }
 static void t_gpu_theta0(void) { tree_theta0(&GPU); }
 static void t_gpu_plummer65536(void) { tree_plummer65536(&GPU); }
@@ -256,6 +311,7 @@ static void t_gpu_coincident(void) { tree_coincident(&GPU); }
 static void t_gpu_boundaries(void) { tree_boundaries(&GPU); }
 static void t_gpu_small_n(void) { tree_small_n(&GPU); }
 static void t_gpu_escapers(void) { tree_escapers(&GPU); }
+static void t_gpu_far_body(void) { tree_far_body(&GPU); }
 
 /* The GPU builds the same tree as the CPU (same cells, same depth: the
  * topology is a function of the positions), and the same seed gives
@@ -329,6 +385,7 @@ void nb_tree_register(void)
         { "cpu bodies on cell boundaries", t_cpu_boundaries, 1 },
         { "cpu N = 1, 2, 3, 33, 100003", t_cpu_small_n, 2 },
         { "cpu escapers", t_cpu_escapers, 1 },
+        { "cpu far body (1e20 away): overflowed cells opened", t_cpu_far_body, 1 },
         NB_TEST_END
     };
     static const nb_test gpu_tests[] = {
@@ -339,6 +396,7 @@ void nb_tree_register(void)
         { "gpu bodies on cell boundaries", t_gpu_boundaries, 1 },
         { "gpu N = 1, 2, 3, 33, 100003", t_gpu_small_n, 2 },
         { "gpu escapers", t_gpu_escapers, 1 },
+        { "gpu far body (1e20 away): overflowed cells opened", t_gpu_far_body, 1 },
         { "gpu tree = cpu tree; same seed, bit-identical run", t_gpu_same_tree_and_deterministic, 2 },
         { "gpu 1000 consecutive tree builds", t_gpu_1000_builds, 2 },
         NB_TEST_END
