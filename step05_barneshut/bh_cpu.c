@@ -311,7 +311,7 @@ static int cpu_advance(void *ctx, int steps, nb_step_time *times)
             t->vx[i] += t->ax[i] * hdt; t->vy[i] += t->ay[i] * hdt; t->vz[i] += t->az[i] * hdt;
             t->x[i] += t->vx[i] * dt; t->y[i] += t->vy[i] * dt; t->z[i] += t->vz[i] * dt;
         }
-        double t1 = nb_now_ms(), ph[3];
+        double t1 = nb_now_ms(), ph[3] = { 0, 0, 0 };   /* set by compute() */
         int rc = compute(t, ph);
         if (rc) return rc;
         double t2 = nb_now_ms();
