@@ -255,9 +255,8 @@ static int compute(bh_cpu *t, double ph[3])
      * tree order.  See handouts/05_barneshut.md.
      */
     /* BLANK: (void)force; */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "--cpu: the tree walk (walk() and its call in " */
-    /* BLANK:                "compute(), bh_cpu.c) is not implemented yet " */
-    /* BLANK:                "(see handouts/05_barneshut.md)"); */
+    /* BLANK: return nb_fail(NB_EXIT_TODO, "--cpu: the tree walk walk() in bh_cpu.c is not " */
+    /* BLANK:                "implemented yet (see handouts/05_barneshut.md)"); */
     force(t);
     /* END SOLUTION */
     double t3 = nb_now_ms();
