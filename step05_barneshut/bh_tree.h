@@ -25,6 +25,7 @@
  * bh_gpu.cu, for the device too. */
 #ifndef BH_TREE_H
 #define BH_TREE_H
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "nb_state.h"
@@ -39,7 +40,6 @@ extern "C" {
 #if defined(__CUDACC__)
 #define BH_HD __host__ __device__ __forceinline__
 #else
-#include <math.h>
 #define BH_HD static inline
 #endif
 
