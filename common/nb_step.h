@@ -1,11 +1,12 @@
-/* nb_step.h -- the small interface each step fills in (DESIGN.md section 8).
+/* nb_step.h -- the small interface each step fills in (docs/conventions.md).
  *
  * A step's source holds only its own idea: its data layout, its kernels and
  * its allocate / copy / launch code.  Everything else -- options, initial
  * conditions, the main loop, timing reports, --check, --save, frames -- is
  * nb_main() in common/nb_driver.c, and the CUnit conformance suite drives the
- * same interface.  Each step defines one `const nb_step nb_stepNN_x` and a
- * main.c whose main() is one line. */
+ * same interface.  Each step defines one `const nb_step nb_stepNN_x` (step05
+ * two: the GPU code and its --cpu variant) and a main.c whose main() is one
+ * line. */
 #ifndef NB_STEP_H
 #define NB_STEP_H
 #include <stddef.h>
@@ -63,6 +64,12 @@ typedef struct nb_step {
     /* Cells of the current tree (tree code only); may be NULL. */
     int  (*cells)(void *ctx, nb_cells *out);
     void (*destroy)(void *ctx);
+
+    /* --cpu runs this table instead (step05: the sequential CPU tree code);
+     * NULL: no --cpu variant.  nb_main() swaps the table right after parsing
+     * the options, so the variant is a whole step of its own (its probe, its
+     * tolerance, its timings), under the same program name and options. */
+    const struct nb_step *cpu_variant;
 } nb_step;
 
 /* The whole program: parse, generate/load, run, bench, check, save, render.

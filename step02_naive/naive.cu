@@ -202,5 +202,5 @@ static int gpu_probe(const nb_options *o)
 extern "C" const nb_step nb_step02_naive = {
     "step02_naive", "the port to CUDA: one thread per body, float3, global memory",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    NULL, NULL, gpu_destroy,
+    NULL, NULL, gpu_destroy, NULL,
 };

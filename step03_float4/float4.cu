@@ -210,5 +210,5 @@ static int gpu_probe(const nb_options *o)
 extern "C" const nb_step nb_step03_float4 = {
     "step03_float4", "float4 layout (x, y, z, m): one aligned 16-byte load per body",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    NULL, NULL, gpu_destroy,
+    NULL, NULL, gpu_destroy, NULL,
 };

@@ -220,5 +220,5 @@ static int gpu_probe(const nb_options *o)
 extern "C" const nb_step nb_step04_shared = {
     "step04_shared", "shared-memory tiling: the block shares each tile of bodies",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    NULL, NULL, gpu_destroy,
+    NULL, NULL, gpu_destroy, NULL,
 };

@@ -1,7 +1,10 @@
 /* bh_cpu.c -- step05_barneshut --cpu: the sequential Barnes-Hut tree code.
  *
- * The readable reference of the GPU pipeline in bh_gpu.cu, and the
- * "sequential Barnes-Hut" row of the course-report table.  Each step:
+ * Read after bh_tree.h (the tree) and bh_tree.c (its invariants); read
+ * bh_gpu.cu next, the same algorithm as a GPU kernel pipeline: this file is
+ * its readable reference, and the "sequential Barnes-Hut" row of the
+ * course-report table.  The table nb_step05_cpu at the end is what --cpu
+ * runs (nb_step05_gpu.cpu_variant).  Each step:
  *   1. bounding box -> root cube (bh_root);
  *   2. build: insert the bodies one by one, recursively (insert());
  *   3. summarize: mass and centre of mass of every cell, post-order, children
@@ -9,19 +12,18 @@
  *   4. force: groups of 32 bodies, neighbours in tree order, walk the tree
  *      recursively, as a warp does on the GPU; a cell is used as a point mass
  *      at its centre of mass when it is far from every body of the group by
- *      the opening criterion of bh_open2() (bh.h); theta = 0 opens every
- *      cell: the direct sum, in tree order.
+ *      the opening criterion of bh_far() and bh_open2() (bh_tree.h);
+ *      theta = 0 opens every cell: the direct sum, in tree order.
  * Leapfrog KDK as in every step.  Host clock (CLOCK_MONOTONIC) for timings.
  * Napkin math: ~N log8 N cell visits to build, O(N) to summarize, and at
  * theta = 0.5 on a Plummer sphere ~1-3 thousand interactions per body. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bh.h"
+#include "bh_cpu.h"
 #include "nb_physics.h"
 
 typedef struct bh_cpu {
-    int tag;                         /* BH_CPU */
     int64_t n;
     float *m, *x, *y, *z, *vx, *vy, *vz, *ax, *ay, *az;
     float dt, eps2, theta;
@@ -41,7 +43,8 @@ static int grow(bh_cpu *t)
 {
     int64_t cap = t->cap ? t->cap * 2 : 1024;
 #define GROW(p, k) do { void *q_ = realloc(t->p, (size_t)(cap * (k)) * sizeof *t->p); \
-        if (!q_) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld tree cells", (long long)cap); \
+        if (!q_) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld tree cells", \
+                                (long long)cap); \
         t->p = q_; } while (0)
     GROW(child, 8); GROW(cx, 1); GROW(cy, 1); GROW(cz, 1); GROW(half, 1);
     GROW(mx, 1); GROW(my, 1); GROW(mz, 1); GROW(mm, 1); GROW(open2, 1); GROW(count, 1);
@@ -174,18 +177,28 @@ typedef struct group {
 static void interact_all(const bh_cpu *t, group *g, float x, float y, float z, float m)
 {
     for (int j = 0; j < g->cnt; j++)
-        nb_interact(g->x[j], g->y[j], g->z[j], x, y, z, m, t->eps2, &g->ax[j], &g->ay[j], &g->az[j]);
+        nb_interact(g->x[j], g->y[j], g->z[j], x, y, z, m, t->eps2,
+                    &g->ax[j], &g->ay[j], &g->az[j]);
 }
 
 /* Cell k as seen by group g: a point mass, or its children. */
 static void walk(const bh_cpu *t, int64_t k, group *g)
 {
-    /* BEGIN SOLUTION: hint: the opening criterion for the whole group: cell k is far when (t->mx[k], t->my[k], t->mz[k]) - (g->x[j], g->y[j], g->z[j]) squared is >= t->open2[k] for EVERY body j of the group; then interact_all() with the cell as one body of mass t->mm[k] and g->bc += g->cnt; else open it: its children t->child[k * 8 + o], o = 0..7, skip BH_EMPTY, a cell (>= t->n) is walk(t, ch - t->n, g), a body starts a leaf list (follow t->chain[b]) and each body is interact_all() with g->bb += g->cnt; then remove the blank in compute(); see handouts/05_barneshut.md */
+    /* BEGIN SOLUTION
+     * The opening criterion for the whole group: cell k is far when bh_far(d2, t->open2[k])
+     * holds for EVERY body j of the group, d2 the squared distance from (g->x[j], g->y[j],
+     * g->z[j]) to the cell's centre of mass (t->mx[k], t->my[k], t->mz[k]).  Then interact_all()
+     * with the cell as one body of mass t->mm[k], and g->bc += g->cnt.  Else open it: its
+     * children t->child[k * 8 + o], o = 0..7, skip BH_EMPTY; a cell (>= t->n) is
+     * walk(t, ch - t->n, g); a body starts a leaf list (follow t->chain[b]), and each body of it
+     * is interact_all() with g->bb += g->cnt.  Then call force(t) in compute().
+     * See handouts/05_barneshut.md.
+     */
     /* BLANK: (void)t; (void)k; (void)g; (void)interact_all; */
     int far = 1;
     for (int j = 0; j < g->cnt && far; j++) {
         float dx = t->mx[k] - g->x[j], dy = t->my[k] - g->y[j], dz = t->mz[k] - g->z[j];
-        far = dx * dx + dy * dy + dz * dz >= t->open2[k];
+        far = bh_far(dx * dx + dy * dy + dz * dz, t->open2[k]);
     }
     if (far) {
         interact_all(t, g, t->mx[k], t->my[k], t->mz[k], t->mm[k]);
@@ -237,10 +250,13 @@ static int compute(bh_cpu *t, double ph[3])
     double t1 = nb_now_ms();
     summarize(t, 0);
     double t2 = nb_now_ms();
-    /* BEGIN SOLUTION: hint: force(t) walks the tree for every group of 32 bodies with walk(); once walk() is written, keep just force(t) (delete the two lines after it); see handouts/05_barneshut.md */
-    /* BLANK: force(t); */
-    /* BLANK: nb_fail(NB_EXIT_TODO, "--cpu: the tree walk walk() in bh_cpu.c is not implemented yet (see handouts/05_barneshut.md)"); */
-    /* BLANK: return NB_EXIT_TODO; */
+    /* BEGIN SOLUTION
+     * Call force(t): it walks the tree with walk() for every group of 32 bodies, neighbours in
+     * tree order.  See handouts/05_barneshut.md.
+     */
+    /* BLANK: (void)force; */
+    /* BLANK: return nb_fail(NB_EXIT_TODO, "--cpu: the tree walk walk() in bh_cpu.c is not " */
+    /* BLANK:                "implemented yet (see handouts/05_barneshut.md)"); */
     force(t);
     /* END SOLUTION */
     double t3 = nb_now_ms();
@@ -248,29 +264,33 @@ static int compute(bh_cpu *t, double ph[3])
     return 0;
 }
 
-int bh_cpu_init(void **ctx, const nb_state *s, const nb_options *o)
+/* ---- the nb_step interface ------------------------------------------------ */
+
+static int cpu_init(void **ctx, const nb_state *s, const nb_options *o)
 {
     bh_cpu *t = calloc(1, sizeof *t);
+    *ctx = t;                        /* on failure nb_main() calls cpu_destroy() */
     if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    *ctx = t;
-    t->tag = BH_CPU;
     t->n = s->n;
     if (s->n > 2147483647LL - 1) return nb_fail(NB_EXIT_USAGE, "too many bodies for the tree code");
     t->dt = (float)o->dt;
     t->eps2 = (float)(o->eps * o->eps);
     t->theta = (float)o->theta;
     size_t nb = (size_t)s->n * sizeof(float);
-    float **arr[] = { &t->m, &t->x, &t->y, &t->z, &t->vx, &t->vy, &t->vz, &t->ax, &t->ay, &t->az };
+    float **arr[] = { &t->m, &t->x, &t->y, &t->z, &t->vx, &t->vy, &t->vz,
+                      &t->ax, &t->ay, &t->az };
+    int ok = 1;
     for (size_t a = 0; a < sizeof arr / sizeof *arr; a++)
-        if (!(*arr[a] = malloc(nb))) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld bodies", (long long)s->n);
-    if (!(t->chain = malloc((size_t)s->n * sizeof(int))) || !(t->sorted = malloc((size_t)s->n * sizeof(int))))
-        return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld bodies", (long long)s->n);
+        if (!(*arr[a] = malloc(nb))) ok = 0;
+    if (!(t->chain = malloc((size_t)s->n * sizeof(int)))) ok = 0;
+    if (!(t->sorted = malloc((size_t)s->n * sizeof(int)))) ok = 0;
+    if (!ok) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld bodies", (long long)s->n);
     memcpy(t->m, s->m, nb); memcpy(t->x, s->x, nb); memcpy(t->y, s->y, nb); memcpy(t->z, s->z, nb);
     memcpy(t->vx, s->vx, nb); memcpy(t->vy, s->vy, nb); memcpy(t->vz, s->vz, nb);
     return compute(t, NULL);
 }
 
-int bh_cpu_accel(void *ctx, float *ax, float *ay, float *az)
+static int cpu_accel(void *ctx, float *ax, float *ay, float *az)
 {
     bh_cpu *t = ctx;
     int rc = compute(t, NULL);
@@ -280,7 +300,7 @@ int bh_cpu_accel(void *ctx, float *ax, float *ay, float *az)
     return 0;
 }
 
-int bh_cpu_advance(void *ctx, int steps, nb_step_time *times)
+static int cpu_advance(void *ctx, int steps, nb_step_time *times)
 {
     bh_cpu *t = ctx;
     float hdt = 0.5f * t->dt, dt = t->dt;
@@ -290,7 +310,7 @@ int bh_cpu_advance(void *ctx, int steps, nb_step_time *times)
             t->vx[i] += t->ax[i] * hdt; t->vy[i] += t->ay[i] * hdt; t->vz[i] += t->az[i] * hdt;
             t->x[i] += t->vx[i] * dt; t->y[i] += t->vy[i] * dt; t->z[i] += t->vz[i] * dt;
         }
-        double t1 = nb_now_ms(), ph[3];
+        double t1 = nb_now_ms(), ph[3] = { 0, 0, 0 };   /* set by compute() */
         int rc = compute(t, ph);
         if (rc) return rc;
         double t2 = nb_now_ms();
@@ -310,7 +330,7 @@ int bh_cpu_advance(void *ctx, int steps, nb_step_time *times)
     return 0;
 }
 
-int bh_cpu_download(void *ctx, nb_state *s)
+static int cpu_download(void *ctx, nb_state *s)
 {
     bh_cpu *t = ctx;
     size_t nb = (size_t)t->n * sizeof(float);
@@ -319,7 +339,7 @@ int bh_cpu_download(void *ctx, nb_state *s)
     return 0;
 }
 
-void bh_cpu_info(void *ctx, nb_run_info *info)
+static void cpu_info(void *ctx, nb_run_info *info)
 {
     bh_cpu *t = ctx;
     nb_cpu_model(info->device, sizeof info->device);
@@ -330,17 +350,19 @@ void bh_cpu_info(void *ctx, nb_run_info *info)
     info->tree_depth = t->depth;
 }
 
-void bh_cpu_report(void *ctx, FILE *out)
+static void cpu_report(void *ctx, FILE *out)
 {
     bh_cpu *t = ctx;
     double k = t->nt ? 1.0 / t->nt : 0;
-    fprintf(out, "    phases (mean of %d timed steps, ms): build %.3f (bbox + insertion), summarize %.3f, "
-            "force %.3f, integrate %.3f\n", t->nt, t->t_build * k, t->t_sum * k, t->t_force * k, t->t_int * k);
-    fprintf(out, "    interactions per step: body-body %lld, body-cell %lld (%.1f + %.1f per body)\n",
+    fprintf(out, "    phases (mean of %d timed steps, ms): build %.3f (bbox + insertion), "
+            "summarize %.3f, force %.3f, integrate %.3f\n", t->nt, t->t_build * k, t->t_sum * k,
+            t->t_force * k, t->t_int * k);
+    fprintf(out, "    interactions per step: body-body %lld, body-cell %lld "
+            "(%.1f + %.1f per body)\n",
             (long long)t->bb, (long long)t->bc, (double)t->bb / t->n, (double)t->bc / t->n);
 }
 
-int bh_cpu_cells(void *ctx, nb_cells *out)
+static int cpu_cells(void *ctx, nb_cells *out)
 {
     bh_cpu *t = ctx;
     out->count = t->ncells;
@@ -348,26 +370,32 @@ int bh_cpu_cells(void *ctx, nb_cells *out)
     return 0;
 }
 
+static void cpu_destroy(void *ctx)
+{
+    bh_cpu *t = ctx;
+    if (!t) return;
+    float *arr[] = { t->m, t->x, t->y, t->z, t->vx, t->vy, t->vz, t->ax, t->ay, t->az,
+                     t->cx, t->cy, t->cz, t->half, t->mx, t->my, t->mz, t->mm, t->open2 };
+    for (size_t a = 0; a < sizeof arr / sizeof *arr; a++) free(arr[a]);
+    free(t->child); free(t->chain); free(t->sorted); free(t->count);
+    free(t);
+}
+
+/* ---- what the tests read (bh_cpu.h) ----------------------------------------- */
+
 int bh_cpu_tree(void *ctx, bh_tree *o)
 {
     bh_cpu *t = ctx;
-    memset(o, 0, sizeof *o);
     int64_t c = t->ncells;
-    o->n = t->n; o->ncells = c; o->depth = t->depth;
-    o->child = malloc((size_t)c * 8 * sizeof(int));
-    o->chain = malloc((size_t)t->n * sizeof(int));
-    float **f[] = { &o->cx, &o->cy, &o->cz, &o->half, &o->mx, &o->my, &o->mz, &o->m };
-    const float *src[] = { t->cx, t->cy, t->cz, t->half, t->mx, t->my, t->mz, t->mm };
-    o->count = malloc((size_t)c * sizeof(int64_t));
-    int ok = o->child && o->chain && o->count;
-    for (int a = 0; a < 8; a++) {
-        *f[a] = malloc((size_t)c * sizeof(float));
-        if (*f[a]) memcpy(*f[a], src[a], (size_t)c * sizeof(float)); else ok = 0;
-    }
-    if (!ok) { bh_tree_free(o); return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the tree"); }
+    int rc = bh_tree_alloc(o, t->n, c);
+    if (rc) return rc;
+    o->depth = t->depth;
     memcpy(o->child, t->child, (size_t)c * 8 * sizeof(int));
     memcpy(o->chain, t->chain, (size_t)t->n * sizeof(int));
     memcpy(o->count, t->count, (size_t)c * sizeof(int64_t));
+    float *dst[] = { o->cx, o->cy, o->cz, o->half, o->mx, o->my, o->mz, o->m };
+    const float *src[] = { t->cx, t->cy, t->cz, t->half, t->mx, t->my, t->mz, t->mm };
+    for (int a = 0; a < 8; a++) memcpy(dst[a], src[a], (size_t)c * sizeof(float));
     return 0;
 }
 
@@ -378,12 +406,19 @@ int bh_cpu_interactions(void *ctx, int64_t *bb, int64_t *bc)
     return 0;
 }
 
-void bh_cpu_destroy(void *ctx)
-{
-    bh_cpu *t = ctx;
-    float *arr[] = { t->m, t->x, t->y, t->z, t->vx, t->vy, t->vz, t->ax, t->ay, t->az,
-                     t->cx, t->cy, t->cz, t->half, t->mx, t->my, t->mz, t->mm, t->open2 };
-    for (size_t a = 0; a < sizeof arr / sizeof *arr; a++) free(arr[a]);
-    free(t->child); free(t->chain); free(t->sorted); free(t->count);
-    free(t);
-}
+const nb_step nb_step05_cpu = {
+    .name = "step05_barneshut",
+    .idea = "Barnes-Hut octree, O(N log N): sequential build and walk (CPU tree code)",
+    .options = BH_STEP_OPTIONS,
+    .tree = 1,
+    .probe = NULL,                   /* needs no device */
+    .init = cpu_init,
+    .accel = cpu_accel,
+    .advance = cpu_advance,
+    .download = cpu_download,
+    .info = cpu_info,
+    .report = cpu_report,
+    .cells = cpu_cells,
+    .destroy = cpu_destroy,
+    .cpu_variant = NULL,
+};

@@ -1,5 +1,11 @@
 /* bh_gpu.cu -- step05_barneshut: the Barnes-Hut octree as a GPU kernel pipeline.
  *
+ * The last file of the step: read bh_tree.h, bh_tree.c and bh_cpu.c first;
+ * the CPU code there builds and walks the very same tree one body at a time.
+ * The table nb_step05_gpu at the end is the program's (main.c); its
+ * cpu_variant is the CPU code.  C-style CUDA like the other steps: plain
+ * structs, static functions; extern "C" only for what C code links to.
+ *
  * After M. Burtscher and K. Pingali, "An Efficient CUDA Implementation of the
  * Tree-Based Barnes Hut n-Body Algorithm", GPU Computing Gems Emerald Edition
  * (2011), ch. 6: one step is
@@ -29,8 +35,9 @@
  *    paper's warp-uniform traversal).  The links make the walk stackless;
  *    every lane runs the same loop, lanes past N included, so full-mask votes
  *    are valid.
- * Opening criterion (the paper's code's): bh_open2() in bh.h -- a cell is
- * measured by its parent's width; theta = 0 opens everything (direct sum).
+ * Opening criterion (the paper's code's): bh_open2() and bh_far() in
+ * bh_tree.h -- a cell is measured by its parent's width; theta = 0 opens
+ * everything (direct sum).
  *
  * Build:  nvcc -O3 -ftz=true -arch=sm_90 -c bh_gpu.cu  (see common/config.mk)
  *
@@ -46,26 +53,26 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <algorithm>
-#include <new>
-#include <vector>
-#include "bh.h"
+#include "bh_cpu.h"
+#include "bh_gpu.h"
 #include "nb_cuda.h"
 #include "nb_physics.h"
 
-namespace {
+static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int imax(int a, int b) { return a > b ? a : b; }
 
 /* Device-side status of one build (one small struct, read back each step). */
-struct bh_status {
+typedef struct bh_status {
     int ncells;                     /* cells allocated */
     int overflow;                   /* a build ran out of cells */
     int maxdepth;                   /* deepest cell */
     unsigned int blocks_done;       /* bounding box: blocks finished */
     unsigned long long bb, bc;      /* interactions: body-body, body-cell */
-};
+} bh_status;
 
-/* Per-cell links, one 16-byte load in the force walk. */
-struct bh_dev {
+/* The device arrays, passed by value to every kernel.  Per-cell links are
+ * one 16-byte load in the force walk. */
+typedef struct bh_dev {
     int n, cap;
     float4 *pos;                    /* x, y, z, m */
     float *vx, *vy, *vz, *ax, *ay, *az;
@@ -79,26 +86,35 @@ struct bh_dev {
     int *parent, *pending, *start;
     float4 *partial;                /* bounding box: 2 per block */
     bh_status *st;
-};
+} bh_dev;
 
 enum { K_DRIFT, K_BBOX, K_BUILD, K_SUM, K_SORT, K_FORCE, K_KICK, K_EVENTS };
-const char *const k_names[] = { "bbox", "build", "summarize", "sort", "force", "integrate" };
+#define K_PHASES 6                  /* per-kernel split of --bench, in this order: */
+static const char *const k_names[K_PHASES] = { "bbox", "build", "summarize", "sort", "force",
+                                               "integrate" };
 
-__device__ __forceinline__ int ld_acquire(int *p)
+/* Acquire load and release store of one int in global memory, device scope
+ * (ld.acquire.gpu / st.release.gpu).  cuda::atomic_ref from <cuda/atomic> is
+ * the one C++ library type kept here: it states the memory order in the
+ * source and lets the compiler emit exactly these instructions, where
+ * volatile or __threadfence() pairs would be stronger or weaker than meant.
+ * The kernels see only these two helpers. */
+static __device__ __forceinline__ int ld_acquire(int *p)
 {
     return cuda::atomic_ref<int, cuda::thread_scope_device>(*p).load(cuda::memory_order_acquire);
 }
-__device__ __forceinline__ void st_release(int *p, int v)
+static __device__ __forceinline__ void st_release(int *p, int v)
 {
     cuda::atomic_ref<int, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_release);
 }
 
 /* ---- integrate ---------------------------------------------------------- */
 
-__global__ void k_drift(bh_dev d, float hdt, float dt)
+static __global__ void k_drift(bh_dev d, float hdt, float dt)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
-        float vx = d.vx[i] + d.ax[i] * hdt, vy = d.vy[i] + d.ay[i] * hdt, vz = d.vz[i] + d.az[i] * hdt;
+        float vx = d.vx[i] + d.ax[i] * hdt, vy = d.vy[i] + d.ay[i] * hdt;
+        float vz = d.vz[i] + d.az[i] * hdt;
         float4 p = d.pos[i];
         p.x += vx * dt; p.y += vy * dt; p.z += vz * dt;
         d.pos[i] = p;
@@ -106,7 +122,7 @@ __global__ void k_drift(bh_dev d, float hdt, float dt)
     }
 }
 
-__global__ void k_kick(bh_dev d, float hdt)
+static __global__ void k_kick(bh_dev d, float hdt)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
         d.vx[i] += d.ax[i] * hdt; d.vy[i] += d.ay[i] * hdt; d.vz[i] += d.az[i] * hdt;
@@ -119,7 +135,7 @@ __global__ void k_kick(bh_dev d, float hdt)
  * after a fence) reduces the partials and sets up the root and the status.
  * min/max are exact, so the box does not depend on the order. */
 #define BBOX_THREADS 512
-__global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
+static __global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
 {
     float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
@@ -142,7 +158,10 @@ __global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int v = 1; v < (int)(blockDim.x >> 5); v++)
-            for (int a = 0; a < 3; a++) { lo[a] = fminf(lo[a], s_lo[a][v]); hi[a] = fmaxf(hi[a], s_hi[a][v]); }
+            for (int a = 0; a < 3; a++) {
+                lo[a] = fminf(lo[a], s_lo[a][v]);
+                hi[a] = fmaxf(hi[a], s_hi[a][v]);
+            }
         d.partial[2 * blockIdx.x] = make_float4(lo[0], lo[1], lo[2], 0);
         d.partial[2 * blockIdx.x + 1] = make_float4(hi[0], hi[1], hi[2], 0);
         __threadfence();
@@ -175,57 +194,57 @@ __global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
 /* ---- tree build --------------------------------------------------------- */
 
 /* Insert body i into the sorted list headed by 'head' (slot locked by us). */
-__device__ int list_insert(const bh_dev &d, int head, int i)
+static __device__ int list_insert(const bh_dev *d, int head, int i)
 {
-    if (i < head) { d.chain[i] = head; return i; }
+    if (i < head) { d->chain[i] = head; return i; }
     int a = head, nx;
-    while ((nx = __ldcg(&d.chain[a])) != BH_EMPTY && nx < i) a = nx;
-    d.chain[i] = nx;
-    d.chain[a] = i;
+    while ((nx = __ldcg(&d->chain[a])) != BH_EMPTY && nx < i) a = nx;
+    d->chain[i] = nx;
+    d->chain[a] = i;
     return head;
 }
 
 /* The slot (cell, oct) held body b; we hold its lock.  Build the private
  * subtree that holds b and i and return what the slot must point to. */
-__device__ int split(const bh_dev &d, int cell, int dep, float cx, float cy, float cz, float h,
-                     int b, int i, float4 p)
+static __device__ int split(const bh_dev *d, int cell, int dep, float cx, float cy, float cz,
+                            float h, int b, int i, float4 p)
 {
     if (dep + 1 >= BH_MAXDEPTH) return list_insert(d, b, i);
-    float4 q = d.pos[b];
+    float4 q = d->pos[b];
     int first = -1, prev = -1, prevoct = 0, cdep = dep + 1;
     for (;;) {
-        int k = atomicAdd(&d.st->ncells, 1);
-        if (k >= d.cap) {                       /* out of cells: undo, host regrows */
-            atomicExch(&d.st->overflow, 1);
+        int k = atomicAdd(&d->st->ncells, 1);
+        if (k >= d->cap) {                      /* out of cells: undo, host regrows */
+            atomicExch(&d->st->overflow, 1);
             return b;
         }
-        for (int o = 0; o < 8; o++) d.child[k * 8 + o] = BH_EMPTY;
-        d.geom[k] = make_float4(cx, cy, cz, h);
-        d.parent[k] = prev >= 0 ? prev : cell;
-        d.pending[k] = 0;
-        d.start[k] = -1;
-        if (prev >= 0) { d.child[prev * 8 + prevoct] = d.n + k; d.pending[prev] = 1; }
+        for (int o = 0; o < 8; o++) d->child[k * 8 + o] = BH_EMPTY;
+        d->geom[k] = make_float4(cx, cy, cz, h);
+        d->parent[k] = prev >= 0 ? prev : cell;
+        d->pending[k] = 0;
+        d->start[k] = -1;
+        if (prev >= 0) { d->child[prev * 8 + prevoct] = d->n + k; d->pending[prev] = 1; }
         else first = k;
         int ob = bh_octant(q.x, q.y, q.z, cx, cy, cz), oi = bh_octant(p.x, p.y, p.z, cx, cy, cz);
         if (ob != oi) {
-            d.child[k * 8 + ob] = b;
-            d.child[k * 8 + oi] = i;
+            d->child[k * 8 + ob] = b;
+            d->child[k * 8 + oi] = i;
             break;
         }
         if (cdep + 1 >= BH_MAXDEPTH) {
-            d.child[k * 8 + ob] = list_insert(d, b, i);
+            d->child[k * 8 + ob] = list_insert(d, b, i);
             break;
         }
         prev = k; prevoct = ob;
         bh_child(ob, &cx, &cy, &cz, &h);
         cdep++;
     }
-    atomicMax(&d.st->maxdepth, cdep);
-    atomicAdd(&d.pending[cell], 1);             /* the cell gains a child cell */
-    return d.n + first;
+    atomicMax(&d->st->maxdepth, cdep);
+    atomicAdd(&d->pending[cell], 1);            /* the cell gains a child cell */
+    return d->n + first;
 }
 
-__global__ void k_build(bh_dev d)
+static __global__ void k_build(bh_dev d)
 {
     const float4 rg = d.geom[0];
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
@@ -250,7 +269,7 @@ __global__ void k_build(bh_dev d)
             if (atomicCAS(slot, ch, BH_LOCKED) != ch) continue;
             __threadfence();                    /* acquire: see the list behind ch */
             bh_child(oct, &cx, &cy, &cz, &h);
-            int pub = split(d, cell, dep, cx, cy, cz, h, ch, i, p);
+            int pub = split(&d, cell, dep, cx, cy, cz, h, ch, i, p);
             __threadfence();                    /* release the new cells, then unlock */
             atomicExch(slot, pub);
             break;
@@ -262,7 +281,7 @@ __global__ void k_build(bh_dev d)
 /* A cell whose children are all bodies starts; after writing a cell, a
  * thread decrements its parent's count of unfinished child cells and goes on
  * with the parent only if it finished the last one.  No thread waits. */
-__global__ void k_summarize(bh_dev d, float theta)
+static __global__ void k_summarize(bh_dev d, float theta)
 {
     const int ncells = d.st->ncells;
     for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncells; c += gridDim.x * blockDim.x) {
@@ -290,7 +309,8 @@ __global__ void k_summarize(bh_dev d, float theta)
                 }
             }
             float4 g = d.geom[k];
-            float4 r = m > 0 ? make_float4(sx / m, sy / m, sz / m, m) : make_float4(g.x, g.y, g.z, 0.f);
+            float4 r = m > 0 ? make_float4(sx / m, sy / m, sz / m, m)
+                             : make_float4(g.x, g.y, g.z, 0.f);
             float open2 = bh_open2(g.x, g.y, g.z, g.w, r.x, r.y, r.z, theta);
             d.mass[k] = r;
             d.link[k].z = __float_as_int(open2);
@@ -308,7 +328,31 @@ __global__ void k_summarize(bh_dev d, float theta)
 /* Cells in index order (parents first).  A cell waits for its start index,
  * then hands out consecutive ranges to its children in the order 0..7 and
  * writes the walk's links.  The grid is fully resident (see launch). */
-__global__ void k_sort(bh_dev d)
+
+/* Child 'node' of a cell gets its place in the tree order from s on, and
+ * 'follow' as the node the walk visits after it: a leaf list is written out
+ * (each body's next is the next body of the list, the last one's 'follow');
+ * a cell gets its next link and its start index (released: its own thread
+ * waits for it).  Returns the place after the node's bodies. */
+static __device__ __forceinline__ int emit(const bh_dev *d, int node, int follow, int s)
+{
+    if (node < d->n) {
+        for (int b = node; b != BH_EMPTY;) {
+            int nb = d->chain[b];
+            d->sorted[s++] = b;
+            d->bnext[b] = nb != BH_EMPTY ? nb : follow;
+            b = nb;
+        }
+    } else {
+        int kk = node - d->n;
+        d->link[kk].y = follow;
+        st_release(&d->start[kk], s);
+        s += d->link[kk].w;
+    }
+    return s;
+}
+
+static __global__ void k_sort(bh_dev d)
 {
     const int ncells = d.st->ncells;
     for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncells; c += gridDim.x * blockDim.x) {
@@ -316,38 +360,32 @@ __global__ void k_sort(bh_dev d)
         while ((s = ld_acquire(&d.start[c])) < 0) __nanosleep(64);
         const int after = __ldcg(&d.link[c].y);   /* written by the parent before start */
         int prev = BH_EMPTY;
-        auto emit = [&](int node, int follow) {
-            if (node < d.n) {
-                for (int b = node; b != BH_EMPTY;) {
-                    int nb = d.chain[b];
-                    d.sorted[s++] = b;
-                    d.bnext[b] = nb != BH_EMPTY ? nb : follow;
-                    b = nb;
-                }
-            } else {
-                int kk = node - d.n;
-                d.link[kk].y = follow;
-                st_release(&d.start[kk], s);
-                s += d.link[kk].w;
-            }
-        };
 #pragma unroll
         for (int o = 0; o < 8; o++) {
             int ch = d.child[c * 8 + o];
             if (ch == BH_EMPTY) continue;
             if (prev == BH_EMPTY) d.link[c].x = ch;
-            else emit(prev, ch);
+            else s = emit(&d, prev, ch, s);
             prev = ch;
         }
-        emit(prev, after);
+        emit(&d, prev, after, s);
     }
 }
 
 /* ---- force -------------------------------------------------------------- */
 
-__global__ void k_force(bh_dev d, float eps2)
+static __global__ void k_force(bh_dev d, float eps2)
 {
-    /* BEGIN SOLUTION: hint: one thread per body k of the tree order, i = d.sorted[k] (lanes past N take n - 1 and write nothing; a warp entirely past N returns); start at node = n (the root) and loop until BH_EMPTY: a body (node < n) is one nb_interact() with d.pos[node], then node = d.bnext[node]; a cell c = node - n is used as one body (d.mass[c]) and skipped (node = d.link[c].y) only if __all_sync() says it is far (distance^2 >= __int_as_float(d.link[c].z)) from all 32 lanes, else opened (node = d.link[c].x); write d.ax/ay/az[i]; add the warp's body-body and body-cell counts to d.st->bb and d.st->bc; see handouts/05_barneshut.md */
+    /* BEGIN SOLUTION
+     * One thread per body k of the tree order, i = d.sorted[k] (lanes past N take n - 1 and
+     * write nothing; a warp entirely past N returns).  Start at node = n (the root) and loop
+     * until BH_EMPTY: a body (node < n) is one nb_interact() with d.pos[node], then
+     * node = d.bnext[node]; a cell c = node - n is used as one body (d.mass[c]) and skipped
+     * (node = d.link[c].y) only if __all_sync() says that bh_far(distance^2,
+     * __int_as_float(d.link[c].z)) holds on all 32 lanes, else opened (node = d.link[c].x).
+     * Write d.ax/ay/az[i]; add the warp's body-body and body-cell counts to d.st->bb and
+     * d.st->bc.  See handouts/05_barneshut.md.
+     */
     /* BLANK: (void)d; (void)eps2; */
     const int n = d.n;
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -369,7 +407,7 @@ __global__ void k_force(bh_dev d, float eps2)
             float4 q = __ldg(&d.mass[c]);
             int4 l = __ldg(&d.link[c]);
             float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-            bool far = dx * dx + dy * dy + dz * dz >= __int_as_float(l.z);
+            bool far = bh_far(dx * dx + dy * dy + dz * dz, __int_as_float(l.z));
             if (__all_sync(0xffffffffu, far)) {
                 nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, &ax, &ay, &az);
                 nbc++;
@@ -391,8 +429,7 @@ __global__ void k_force(bh_dev d, float eps2)
 
 /* ---- host side ---------------------------------------------------------- */
 
-struct bh_gpu {
-    int tag;                        /* BH_GPU */
+typedef struct bh_gpu {
     bh_dev d;
     float dt, eps2, theta;
     int block, poison;
@@ -400,33 +437,56 @@ struct bh_gpu {
     double bytes_bodies, bytes_cells;
     bh_status hst;                  /* after the last build / force */
     cudaEvent_t ev[K_EVENTS + 1];
-    std::vector<double> split[6];   /* per timed step: bbox build sum sort force integrate */
-    std::vector<float> hcx, hcy, hcz, hh;   /* cells() */
-};
+    double *split[K_PHASES];        /* per timed step: bbox build sum sort force integrate */
+    int nsplit, cap_split;
+    void *stage;                    /* host staging of the float4/int4 copies */
+    size_t stage_bytes;
+    float *hcells;                  /* cells(): cx, cy, cz, half, ncells floats each */
+} bh_gpu;
 
-int free_cells(bh_gpu *g)
+/* A host buffer of at least 'bytes' for copies to and from the device (kept
+ * and grown); NULL with the message set when out of memory. */
+static void *staging(bh_gpu *g, size_t bytes, const char *what)
 {
-    void *p[] = { g->d.child, g->d.geom, g->d.mass, g->d.link, g->d.parent, g->d.pending, g->d.start };
-    for (void *q : p) if (q) NB_CUDA(cudaFree(q));
+    if (bytes <= g->stage_bytes) return g->stage;
+    void *p = realloc(g->stage, bytes);
+    if (!p) {
+        nb_fail(NB_EXIT_RUNTIME, "out of host memory for a copy of the %s (%zu bytes)", what,
+                bytes);
+        return NULL;
+    }
+    g->stage = p;
+    g->stage_bytes = bytes;
+    return p;
+}
+
+static int free_cells(bh_gpu *g)
+{
+    void *p[] = { g->d.child, g->d.geom, g->d.mass, g->d.link, g->d.parent, g->d.pending,
+                  g->d.start };
+    for (size_t a = 0; a < sizeof p / sizeof *p; a++)
+        if (p[a]) NB_CUDA(cudaFree(p[a]));
     g->d.child = NULL; g->d.geom = NULL; g->d.mass = NULL; g->d.link = NULL;
     g->d.parent = g->d.pending = g->d.start = NULL;
     g->bytes_cells = 0;
     return 0;
 }
 
-int alloc_cells(bh_gpu *g, int64_t cap)
+static int alloc_cells(bh_gpu *g, int64_t cap)
 {
     int rc;
     if ((rc = free_cells(g))) return rc;
     if (cap > 2147483647LL - g->d.n) cap = 2147483647LL - g->d.n;
     size_t c = (size_t)cap;
     double *t = &g->bytes_cells;
-    if ((rc = nb_cuda_malloc((void **)&g->d.child, c * 8 * sizeof(int), "tree cells (children)", t)) ||
+    if ((rc = nb_cuda_malloc((void **)&g->d.child, c * 8 * sizeof(int), "tree cells (children)",
+                             t)) ||
         (rc = nb_cuda_malloc((void **)&g->d.geom, c * sizeof(float4), "tree cells (cubes)", t)) ||
         (rc = nb_cuda_malloc((void **)&g->d.mass, c * sizeof(float4), "tree cells (mass)", t)) ||
         (rc = nb_cuda_malloc((void **)&g->d.link, c * sizeof(int4), "tree cells (links)", t)) ||
         (rc = nb_cuda_malloc((void **)&g->d.parent, c * sizeof(int), "tree cells (parents)", t)) ||
-        (rc = nb_cuda_malloc((void **)&g->d.pending, c * sizeof(int), "tree cells (counters)", t)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.pending, c * sizeof(int), "tree cells (counters)",
+                             t)) ||
         (rc = nb_cuda_malloc((void **)&g->d.start, c * sizeof(int), "tree cells (start)", t)))
         return rc;
     g->d.cap = (int)cap;
@@ -435,7 +495,7 @@ int alloc_cells(bh_gpu *g, int64_t cap)
 
 /* bbox .. force: the accelerations of the current positions.  ev: record
  * the events K_BBOX..K_FORCE+1 (timed steps). */
-int tree_force(bh_gpu *g, bool ev)
+static int tree_force(bh_gpu *g, bool ev)
 {
     for (;;) {
         if (ev) NB_CUDA(cudaEventRecord(g->ev[K_BBOX]));
@@ -455,11 +515,11 @@ int tree_force(bh_gpu *g, bool ev)
     }
     if (ev) NB_CUDA(cudaEventRecord(g->ev[K_SUM]));
     int nc = g->hst.ncells;
-    int sum_blocks = std::min((nc + 255) / 256, g->sum_blocks);
+    int sum_blocks = imin((nc + 255) / 256, g->sum_blocks);
     k_summarize<<<sum_blocks, 256>>>(g->d, g->theta);
     NB_LAUNCHED();
     if (ev) NB_CUDA(cudaEventRecord(g->ev[K_SORT]));
-    k_sort<<<std::min((nc + 255) / 256, g->sort_blocks), 256>>>(g->d);
+    k_sort<<<imin((nc + 255) / 256, g->sort_blocks), 256>>>(g->d);
     NB_LAUNCHED();
     if (g->poison) {                /* an unwritten acceleration stays NaN */
         NB_CUDA(cudaMemset(g->d.ax, 0xFF, (size_t)g->d.n * sizeof(float)));
@@ -467,9 +527,13 @@ int tree_force(bh_gpu *g, bool ev)
         NB_CUDA(cudaMemset(g->d.az, 0xFF, (size_t)g->d.n * sizeof(float)));
     }
     if (ev) NB_CUDA(cudaEventRecord(g->ev[K_FORCE]));
-    /* BEGIN SOLUTION: hint: launch k_force with one thread per body, g->block threads per block (enough blocks to cover g->d.n), on (g->d, g->eps2), then NB_LAUNCHED(); see handouts/05_barneshut.md */
+    /* BEGIN SOLUTION
+     * Launch k_force with one thread per body, g->block threads per block (enough blocks to
+     * cover g->d.n), on (g->d, g->eps2), then NB_LAUNCHED().  See handouts/05_barneshut.md.
+     */
     /* BLANK: (void)k_force; */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "the tree walk k_force is not implemented yet (see handouts/05_barneshut.md)"); */
+    /* BLANK: return nb_fail(NB_EXIT_TODO, "the tree walk k_force is not implemented yet " */
+    /* BLANK:                "(see handouts/05_barneshut.md)"); */
     k_force<<<(g->d.n + g->block - 1) / g->block, g->block>>>(g->d, g->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */
@@ -477,34 +541,45 @@ int tree_force(bh_gpu *g, bool ev)
     return 0;
 }
 
-double median(std::vector<double> v)
-{
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-int read_status(bh_gpu *g)
+static int read_status(bh_gpu *g)
 {
     NB_CUDA(cudaMemcpy(&g->hst, g->d.st, sizeof g->hst, cudaMemcpyDeviceToHost));
     return 0;
 }
 
-} // namespace
-
-extern "C" {
-
-int bh_gpu_probe(void) { return nb_cuda_probe(); }
-
-int bh_gpu_init(void **ctx, const nb_state *s, const nb_options *o)
+/* Keep the per-kernel times of one timed step (ms[K_PHASES]) for report(). */
+static int record_split(bh_gpu *g, const double ms[K_PHASES])
 {
-    bh_gpu *g = new (std::nothrow) bh_gpu();
+    if (g->nsplit == g->cap_split) {
+        int cap = g->cap_split ? 2 * g->cap_split : 64;
+        for (int k = 0; k < K_PHASES; k++) {
+            double *p = (double *)realloc(g->split[k], (size_t)cap * sizeof(double));
+            if (!p) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the kernel timings");
+            g->split[k] = p;
+        }
+        g->cap_split = cap;
+    }
+    for (int k = 0; k < K_PHASES; k++) g->split[k][g->nsplit] = ms[k];
+    g->nsplit++;
+    return 0;
+}
+
+/* ---- the nb_step interface ---------------------------------------------- */
+
+static int gpu_probe(const nb_options *o)
+{
+    (void)o;
+    return nb_cuda_probe();
+}
+
+static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
+{
+    bh_gpu *g = (bh_gpu *)calloc(1, sizeof *g);
+    *ctx = g;                       /* on failure nb_main() calls gpu_destroy() */
     if (!g) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    *ctx = g;
-    g->tag = BH_GPU;
     int64_t n = s->n;
-    if (n > 2147483647LL / 2) return nb_fail(NB_EXIT_USAGE, "the GPU tree code takes at most 2^30 bodies");
+    if (n > 2147483647LL / 2)
+        return nb_fail(NB_EXIT_USAGE, "the GPU tree code takes at most 2^30 bodies");
     g->d.n = (int)n;
     g->dt = (float)o->dt;
     g->eps2 = (float)(o->eps * o->eps);
@@ -521,10 +596,10 @@ int bh_gpu_init(void **ctx, const nb_state *s, const nb_options *o)
     if (occ < 1) return nb_fail(NB_EXIT_RUNTIME, "k_sort cannot be resident on this device");
     g->sort_blocks = occ * sms;     /* fully resident: its waits always end */
     NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_build, 256, 0));
-    g->build_blocks = std::max(1, std::min((int)((n + 255) / 256), occ * sms));
+    g->build_blocks = imax(1, imin((int)((n + 255) / 256), occ * sms));
     g->sum_blocks = sms * 8;
-    g->bbox_blocks = std::max(1, std::min((int)((n + BBOX_THREADS - 1) / BBOX_THREADS), sms * 4));
-    g->body_blocks = std::max(1, std::min((int)((n + 255) / 256), sms * 16));
+    g->bbox_blocks = imax(1, imin((int)((n + BBOX_THREADS - 1) / BBOX_THREADS), sms * 4));
+    g->body_blocks = imax(1, imin((int)((n + 255) / 256), sms * 16));
 
     double *tb = &g->bytes_bodies;
     size_t N = (size_t)n;
@@ -547,9 +622,10 @@ int bh_gpu_init(void **ctx, const nb_state *s, const nb_options *o)
     /* A Plummer sphere needs ~0.48 cells per body (measured); grown when short. */
     if ((rc = alloc_cells(g, n * 3 / 5 + 1024))) return rc;
 
-    std::vector<float4> h(N);
+    float4 *h = (float4 *)staging(g, N * sizeof(float4), "bodies");
+    if (!h) return NB_EXIT_RUNTIME;
     for (size_t i = 0; i < N; i++) h[i] = make_float4(s->x[i], s->y[i], s->z[i], s->m[i]);
-    NB_CUDA(cudaMemcpy(g->d.pos, h.data(), N * sizeof(float4), cudaMemcpyHostToDevice));
+    NB_CUDA(cudaMemcpy(g->d.pos, h, N * sizeof(float4), cudaMemcpyHostToDevice));
     NB_CUDA(cudaMemcpy(g->d.vx, s->vx, N * sizeof(float), cudaMemcpyHostToDevice));
     NB_CUDA(cudaMemcpy(g->d.vy, s->vy, N * sizeof(float), cudaMemcpyHostToDevice));
     NB_CUDA(cudaMemcpy(g->d.vz, s->vz, N * sizeof(float), cudaMemcpyHostToDevice));
@@ -558,7 +634,7 @@ int bh_gpu_init(void **ctx, const nb_state *s, const nb_options *o)
     return read_status(g);
 }
 
-int bh_gpu_accel(void *ctx, float *ax, float *ay, float *az)
+static int gpu_accel(void *ctx, float *ax, float *ay, float *az)
 {
     bh_gpu *g = (bh_gpu *)ctx;
     int rc = tree_force(g, false);
@@ -570,7 +646,7 @@ int bh_gpu_accel(void *ctx, float *ax, float *ay, float *az)
     return read_status(g);
 }
 
-int bh_gpu_advance(void *ctx, int steps, nb_step_time *times)
+static int gpu_advance(void *ctx, int steps, nb_step_time *times)
 {
     bh_gpu *g = (bh_gpu *)ctx;
     float hdt = 0.5f * g->dt;
@@ -590,12 +666,15 @@ int bh_gpu_advance(void *ctx, int steps, nb_step_time *times)
             for (int e = 0; e < K_EVENTS; e++)
                 NB_CUDA(cudaEventElapsedTime(&ms[e], g->ev[e], g->ev[e + 1]));
             /* ms[e]: from event e to e+1 = the phase that starts at e */
-            g->split[0].push_back(ms[K_BBOX]);
-            g->split[1].push_back(ms[K_BUILD]);     /* build + the status read */
-            g->split[2].push_back(ms[K_SUM]);
-            g->split[3].push_back(ms[K_SORT]);      /* sort (+ poison fill in tests) */
-            g->split[4].push_back(ms[K_FORCE]);
-            g->split[5].push_back(ms[K_DRIFT] + ms[K_KICK]);
+            const double split[K_PHASES] = {
+                ms[K_BBOX],
+                ms[K_BUILD],                /* build + the status read */
+                ms[K_SUM],
+                ms[K_SORT],                 /* sort (+ poison fill in tests) */
+                ms[K_FORCE],
+                ms[K_DRIFT] + ms[K_KICK],
+            };
+            if ((rc = record_split(g, split))) return rc;
             float f, st;
             NB_CUDA(cudaEventElapsedTime(&f, g->ev[K_BBOX], g->ev[K_KICK]));
             NB_CUDA(cudaEventElapsedTime(&st, g->ev[K_DRIFT], g->ev[K_EVENTS]));
@@ -607,20 +686,23 @@ int bh_gpu_advance(void *ctx, int steps, nb_step_time *times)
     return 0;
 }
 
-int bh_gpu_download(void *ctx, nb_state *s)
+static int gpu_download(void *ctx, nb_state *s)
 {
     bh_gpu *g = (bh_gpu *)ctx;
     size_t N = (size_t)g->d.n;
-    std::vector<float4> h(N);
-    NB_CUDA(cudaMemcpy(h.data(), g->d.pos, N * sizeof(float4), cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < N; i++) { s->x[i] = h[i].x; s->y[i] = h[i].y; s->z[i] = h[i].z; s->m[i] = h[i].w; }
+    float4 *h = (float4 *)staging(g, N * sizeof(float4), "bodies");
+    if (!h) return NB_EXIT_RUNTIME;
+    NB_CUDA(cudaMemcpy(h, g->d.pos, N * sizeof(float4), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < N; i++) {
+        s->x[i] = h[i].x; s->y[i] = h[i].y; s->z[i] = h[i].z; s->m[i] = h[i].w;
+    }
     NB_CUDA(cudaMemcpy(s->vx, g->d.vx, N * sizeof(float), cudaMemcpyDeviceToHost));
     NB_CUDA(cudaMemcpy(s->vy, g->d.vy, N * sizeof(float), cudaMemcpyDeviceToHost));
     NB_CUDA(cudaMemcpy(s->vz, g->d.vz, N * sizeof(float), cudaMemcpyDeviceToHost));
     return 0;
 }
 
-void bh_gpu_info(void *ctx, nb_run_info *info)
+static void gpu_info(void *ctx, nb_run_info *info)
 {
     bh_gpu *g = (bh_gpu *)ctx;
     nb_cuda_info(info);
@@ -630,62 +712,92 @@ void bh_gpu_info(void *ctx, nb_run_info *info)
     info->tree_depth = g->hst.maxdepth + 1;
 }
 
-void bh_gpu_report(void *ctx, FILE *out)
+static void gpu_report(void *ctx, FILE *out)
 {
     bh_gpu *g = (bh_gpu *)ctx;
-    fprintf(out, "    kernels (median of %zu timed steps, ms, CUDA events):", g->split[0].size());
-    for (int k = 0; k < 6; k++) fprintf(out, " %s %.3f", k_names[k], median(g->split[k]));
+    fprintf(out, "    kernels (median of %d timed steps, ms, CUDA events):", g->nsplit);
+    for (int k = 0; k < K_PHASES; k++)      /* nb_median() sorts: the order is not needed */
+        fprintf(out, " %s %.3f", k_names[k], g->nsplit ? nb_median(g->split[k], g->nsplit) : 0.0);
     fputc('\n', out);
     double n = g->d.n;
-    fprintf(out, "    interactions per step: body-body %llu, body-cell %llu (%.1f + %.1f per body)\n",
-            g->hst.bb, g->hst.bc, g->hst.bb / n, g->hst.bc / n);
+    fprintf(out, "    interactions per step: body-body %llu, body-cell %llu "
+            "(%.1f + %.1f per body)\n", g->hst.bb, g->hst.bc, g->hst.bb / n, g->hst.bc / n);
     fprintf(out, "    tree: %d cells (room for %d), depth %d; device bytes per body %.1f "
             "(bodies %.1f, cells %.1f)\n", g->hst.ncells, g->d.cap, g->hst.maxdepth + 1,
             (g->bytes_bodies + g->bytes_cells) / n, g->bytes_bodies / n, g->bytes_cells / n);
 }
 
-int bh_gpu_cells(void *ctx, nb_cells *out)
+static int gpu_cells(void *ctx, nb_cells *out)
 {
     bh_gpu *g = (bh_gpu *)ctx;
     size_t c = (size_t)g->hst.ncells;
-    std::vector<float4> h(c);
-    NB_CUDA(cudaMemcpy(h.data(), g->d.geom, c * sizeof(float4), cudaMemcpyDeviceToHost));
-    g->hcx.resize(c); g->hcy.resize(c); g->hcz.resize(c); g->hh.resize(c);
-    for (size_t k = 0; k < c; k++) { g->hcx[k] = h[k].x; g->hcy[k] = h[k].y; g->hcz[k] = h[k].z; g->hh[k] = h[k].w; }
+    float4 *h = (float4 *)staging(g, c * sizeof(float4), "tree cells");
+    if (!h) return NB_EXIT_RUNTIME;
+    float *f = (float *)realloc(g->hcells, 4 * c * sizeof(float));
+    if (!f) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %zu tree cells", c);
+    g->hcells = f;
+    NB_CUDA(cudaMemcpy(h, g->d.geom, c * sizeof(float4), cudaMemcpyDeviceToHost));
+    float *cx = f, *cy = f + c, *cz = f + 2 * c, *hh = f + 3 * c;
+    for (size_t k = 0; k < c; k++) {
+        cx[k] = h[k].x; cy[k] = h[k].y; cz[k] = h[k].z; hh[k] = h[k].w;
+    }
     out->count = (int64_t)c;
-    out->cx = g->hcx.data(); out->cy = g->hcy.data(); out->cz = g->hcz.data(); out->half = g->hh.data();
+    out->cx = cx; out->cy = cy; out->cz = cz; out->half = hh;
     return 0;
 }
 
-int bh_gpu_tree(void *ctx, bh_tree *t)
+static void gpu_destroy(void *ctx)
 {
     bh_gpu *g = (bh_gpu *)ctx;
-    memset(t, 0, sizeof *t);
-    size_t c = (size_t)g->hst.ncells, N = (size_t)g->d.n;
-    t->n = g->d.n; t->ncells = (int64_t)c; t->depth = g->hst.maxdepth + 1;
-    t->child = (int *)malloc(c * 8 * sizeof(int));
-    t->chain = (int *)malloc(N * sizeof(int));
-    t->count = (int64_t *)malloc(c * sizeof(int64_t));
-    float **f[] = { &t->cx, &t->cy, &t->cz, &t->half, &t->mx, &t->my, &t->mz, &t->m };
-    bool ok = t->child && t->chain && t->count;
-    for (float **p : f) if (!(*p = (float *)malloc(c * sizeof(float)))) ok = false;
-    if (!ok) { bh_tree_free(t); return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the tree"); }
-    std::vector<float4> geo(c), mas(c);
-    std::vector<int4> lnk(c);
+    if (!g) return;
+    void *p[] = { g->d.pos, g->d.vx, g->d.vy, g->d.vz, g->d.ax, g->d.ay, g->d.az, g->d.chain,
+                  g->d.bnext, g->d.sorted, g->d.partial, g->d.st };
+    for (size_t a = 0; a < sizeof p / sizeof *p; a++)
+        if (p[a]) cudaFree(p[a]);
+    free_cells(g);
+    for (int e = 0; e <= K_EVENTS; e++)
+        if (g->ev[e]) cudaEventDestroy(g->ev[e]);
+    for (int k = 0; k < K_PHASES; k++) free(g->split[k]);
+    free(g->stage);
+    free(g->hcells);
+    free(g);
+}
+
+/* ---- what the tests read (bh_gpu.h) ------------------------------------- */
+
+/* The device tree into t, allocated by bh_tree_alloc(). */
+static int copy_tree(bh_gpu *g, bh_tree *t)
+{
+    size_t c = (size_t)t->ncells, N = (size_t)t->n;
+    float4 *h = (float4 *)staging(g, c * sizeof(float4), "tree cells");
+    if (!h) return NB_EXIT_RUNTIME;
     NB_CUDA(cudaMemcpy(t->child, g->d.child, c * 8 * sizeof(int), cudaMemcpyDeviceToHost));
     NB_CUDA(cudaMemcpy(t->chain, g->d.chain, N * sizeof(int), cudaMemcpyDeviceToHost));
-    NB_CUDA(cudaMemcpy(geo.data(), g->d.geom, c * sizeof(float4), cudaMemcpyDeviceToHost));
-    NB_CUDA(cudaMemcpy(mas.data(), g->d.mass, c * sizeof(float4), cudaMemcpyDeviceToHost));
-    NB_CUDA(cudaMemcpy(lnk.data(), g->d.link, c * sizeof(int4), cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(h, g->d.geom, c * sizeof(float4), cudaMemcpyDeviceToHost));
     for (size_t k = 0; k < c; k++) {
-        t->cx[k] = geo[k].x; t->cy[k] = geo[k].y; t->cz[k] = geo[k].z; t->half[k] = geo[k].w;
-        t->mx[k] = mas[k].x; t->my[k] = mas[k].y; t->mz[k] = mas[k].z; t->m[k] = mas[k].w;
-        t->count[k] = lnk[k].w;
+        t->cx[k] = h[k].x; t->cy[k] = h[k].y; t->cz[k] = h[k].z; t->half[k] = h[k].w;
     }
+    NB_CUDA(cudaMemcpy(h, g->d.mass, c * sizeof(float4), cudaMemcpyDeviceToHost));
+    for (size_t k = 0; k < c; k++) {
+        t->mx[k] = h[k].x; t->my[k] = h[k].y; t->mz[k] = h[k].z; t->m[k] = h[k].w;
+    }
+    int4 *l = (int4 *)h;            /* the same staging, for the links */
+    NB_CUDA(cudaMemcpy(l, g->d.link, c * sizeof(int4), cudaMemcpyDeviceToHost));
+    for (size_t k = 0; k < c; k++) t->count[k] = l[k].w;
     return 0;
 }
 
-int bh_gpu_interactions(void *ctx, int64_t *bb, int64_t *bc)
+extern "C" int bh_gpu_tree(void *ctx, bh_tree *t)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    int rc = bh_tree_alloc(t, g->d.n, g->hst.ncells);
+    if (rc) return rc;
+    t->depth = g->hst.maxdepth + 1;
+    if ((rc = copy_tree(g, t))) bh_tree_free(t);
+    return rc;
+}
+
+extern "C" int bh_gpu_interactions(void *ctx, int64_t *bb, int64_t *bc)
 {
     bh_gpu *g = (bh_gpu *)ctx;
     *bb = (int64_t)g->hst.bb;
@@ -693,15 +805,11 @@ int bh_gpu_interactions(void *ctx, int64_t *bb, int64_t *bc)
     return 0;
 }
 
-void bh_gpu_destroy(void *ctx)
-{
-    bh_gpu *g = (bh_gpu *)ctx;
-    void *p[] = { g->d.pos, g->d.vx, g->d.vy, g->d.vz, g->d.ax, g->d.ay, g->d.az, g->d.chain,
-                  g->d.bnext, g->d.sorted, g->d.partial, g->d.st };
-    for (void *q : p) if (q) cudaFree(q);
-    free_cells(g);
-    for (int e = 0; e <= K_EVENTS; e++) if (g->ev[e]) cudaEventDestroy(g->ev[e]);
-    delete g;
-}
-
-} // extern "C"
+/* The program's table (main.c); --cpu swaps in nb_step05_cpu (bh_cpu.c). */
+extern "C" const nb_step nb_step05_gpu = {
+    "step05_barneshut",
+    "Barnes-Hut octree, O(N log N): GPU kernel pipeline after Burtscher & Pingali "
+    "(--cpu: sequential tree code)",
+    BH_STEP_OPTIONS, 1, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
+    gpu_report, gpu_cells, gpu_destroy, &nb_step05_cpu,
+};

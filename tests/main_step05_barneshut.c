@@ -1,13 +1,16 @@
-/* run_step05_barneshut.c -- the CUnit runner of step05_barneshut: the
- * conformance suite (tree tolerance) and the octree's own suites. */
+/* main_step05_barneshut.c -- the CUnit runner of step05_barneshut: the
+ * conformance suite (tree tolerance) for both tables of the program, the GPU
+ * pipeline and its --cpu variant, and the octree's own suites. */
 #include "nb_grade.h"
-#include "bh.h"
+#include "bh_cpu.h"
+#include "bh_gpu.h"
 
-void nb_tree_register(const nb_step *step);    /* suite_tree.c */
+void nb_tree_register(void);    /* suite_tree.c */
 
 int main(int argc, char **argv)
 {
-    nb_conformance_register(&nb_step05_barneshut, STEP_BINARY);
-    nb_tree_register(&nb_step05_barneshut);
+    nb_conformance_register(&nb_step05_gpu, STEP_BINARY);
+    nb_conformance_register(&nb_step05_cpu, STEP_BINARY);
+    nb_tree_register();
     return nb_grade_main("step05_barneshut", argc, argv);
 }

@@ -49,9 +49,15 @@ static int ensure_registry(void)
 
 int nb_grade_suite(const char *name, const nb_test *tests, const char *skip_reason)
 {
+    return nb_grade_suite_setup(name, tests, skip_reason, NULL);
+}
+
+int nb_grade_suite_setup(const char *name, const nb_test *tests, const char *skip_reason,
+                         CU_InitializeFunc setup)
+{
     if (ensure_registry() || nsuites == MAX_SUITES) return -1;
     g_suite *g = &suites[nsuites];
-    g->suite = CU_add_suite(name, NULL, NULL);
+    g->suite = CU_add_suite(name, setup, NULL);
     if (!g->suite) return -1;
     g->name = name;
     g->tests = tests;

@@ -24,6 +24,10 @@ typedef struct nb_test {
 
 /* Register a suite; skip_reason NULL = active. Returns 0 or -1. */
 int nb_grade_suite(const char *name, const nb_test *tests, const char *skip_reason);
+/* The same with a setup run before the suite's tests (CUnit's suite
+ * initialization: a non-zero return fails every test of the suite). */
+int nb_grade_suite_setup(const char *name, const nb_test *tests, const char *skip_reason,
+                         CU_InitializeFunc setup);
 /* NULL if the step can run here, else "no CUDA device: <reason>" (static). */
 const char *nb_grade_gpu_skip(const nb_step *step);
 /* Run everything; returns the exit status (0 all passed, 1 some failed). */
@@ -31,7 +35,10 @@ int nb_grade_main(const char *runner, int argc, char **argv);
 
 /* The conformance suite, generic over a step (tests/suite_conformance.c):
  * accelerations vs the reference, momentum, energy drift, determinism,
- * --check, bad input.  binary: path of the step's nbody program. */
+ * --check, bad input.  binary: path of the step's nbody program.  A step
+ * with a --cpu variant registers both tables, its own first:
+ *   nb_conformance_register(&nb_step05_gpu, STEP_BINARY);  "conformance (gpu)", "cli"
+ *   nb_conformance_register(&nb_step05_cpu, STEP_BINARY);  "conformance (cpu)", runs get --cpu */
 void nb_conformance_register(const nb_step *step, const char *binary);
 /* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c). */
 void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference);

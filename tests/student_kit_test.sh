@@ -104,16 +104,18 @@ check "the grade: tests/results/summary.json" \
 # count rows of a runner's tsv: count RUNNER SUITE(regex, "" = any) STATUS(regex)
 count() { [ -f "$res/$1.tsv" ] || { echo 0; return; }
           awk -F'\t' -v s="$2" -v st="$3" '(s=="" || $2 ~ ("^(" s ")$")) && $4 ~ ("^(" st ")$") {c++} END{print c+0}' "$res/$1.tsv"; }
+# the program's own conformance suite: "conformance" (step05: "conformance (gpu)")
+conf='conformance|conformance [(]gpu[)]'
 check "common: every test PASS ($(count common '' PASS) PASS)" \
   test -f "$res/common.tsv" -a "$(count common '' 'FAIL|SKIP')" = 0 -a "$(count common '' PASS)" -gt 0
 for s in $steps; do
   if [ ! -f "$res/$s.tsv" ]; then bad "$s: the runner left results"; continue; fi
-  conf_active=$(count "$s" conformance 'PASS|FAIL')
+  conf_active=$(count "$s" "$conf" 'PASS|FAIL')
   prc=${prog_rc[$s]}
   if is_marked "$s"; then
     if [ "$conf_active" -gt 0 ]; then
-      check "$s (blanked): FAILs in its conformance suite ($(count "$s" conformance FAIL) of $conf_active)" \
-        test "$(count "$s" conformance FAIL)" -gt 0
+      check "$s (blanked): FAILs in its conformance suite ($(count "$s" "$conf" FAIL) of $conf_active)" \
+        test "$(count "$s" "$conf" FAIL)" -gt 0
       check "$s (blanked): the program exits 4, one line on stderr, 'not implemented' (exit $prc)" \
         bash -c 'test "$1" = 4 && test "$(wc -l < "$2")" = 1 && grep -q "not implemented" "$2"' _ "$prc" "$tmp/$s.err"
     else
@@ -163,7 +165,7 @@ check "restored: 0 FAIL in tests/results/*.tsv ($fails)" test "$fails" = 0
 for s in $steps; do
   rc=0
   (cd "$kit" && env -u NB_FAKE_NO_DEVICE timeout 120 "$s/nbody" -n 100 -s 1 >/dev/null 2> "$tmp/$s.err2") || rc=$?
-  conf_active=$(count "$s" conformance 'PASS|FAIL')
+  conf_active=$(count "$s" "$conf" 'PASS|FAIL')
   check "restored: $s exits 0 (77 without a GPU) (exit $rc)" \
     bash -c 'test "$1" = 0 || { test "$1" = 77 && test "$2" = 0; }' _ "$rc" "$conf_active"
 done

@@ -1,8 +1,11 @@
 /* suite_conformance.c -- the conformance suite, written once, run on every
- * step (DESIGN.md section 7).  Two suites:
+ * step (docs/conventions.md).  Two suites:
  *   conformance  physics through the nb_step interface (needs the step's
  *                device: inactive and SKIPPED without one);
  *   cli          the step's program: bad input refused, help, no device.
+ * A program with a --cpu variant (step05) registers both of its tables:
+ * "conformance (gpu)" and "cli" for its own, "conformance (cpu)" for the
+ * variant, whose program runs get --cpu.
  *
  * Bounds and why:
  *  - accelerations: the step's tolerance, nb_tolerance_for() (nb_verify.h);
@@ -26,8 +29,26 @@
 #include "nb_testutil.h"
 #include "nb_verify.h"
 
+/* The table under test, its program, and the option that makes the program
+ * run that table (NULL, or "--cpu": the last argument of every run below).
+ * Each registration keeps its own; its suite's setup selects it. */
 static const nb_step *S;
-static const char *BIN;
+static const char *BIN, *FLAG;
+
+#define MAX_REG 2
+static struct { const nb_step *step; const char *binary, *flag; } reg[MAX_REG];
+static int nreg;
+
+static int use(int k)
+{
+    S = reg[k].step;
+    BIN = reg[k].binary;
+    FLAG = reg[k].flag;
+    return 0;
+}
+static int setup0(void) { return use(0); }
+static int setup1(void) { return use(1); }
+static const CU_InitializeFunc setups[MAX_REG] = { setup0, setup1 };
 
 static nb_options opts(int64_t n)
 {
@@ -127,7 +148,8 @@ static char out[1 << 16], err[1 << 14];
 
 static void t_check_exit(void)
 {
-    char *argv[] = { (char *)BIN, "-n", "1001", "-s", "3", "--check", "--seed", "5", NULL };
+    char *argv[] = { (char *)BIN, "-n", "1001", "-s", "3", "--check", "--seed", "5", (char *)FLAG,
+                     NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "-> PASS"));
@@ -139,9 +161,10 @@ static void t_save_roundtrip(void)
     char f1[300], f2[300];
     snprintf(f1, sizeof f1, "%s", nb_t_tmpfile(0, ".txt"));
     snprintf(f2, sizeof f2, "%s", nb_t_tmpfile(1, ".txt"));
-    char *a1[] = { (char *)BIN, "-n", "777", "-s", "0", "--ic", "disk", "--save", f1, NULL };
+    char *a1[] = { (char *)BIN, "-n", "777", "-s", "0", "--ic", "disk", "--save", f1, (char *)FLAG,
+                   NULL };
     CU_ASSERT_EQUAL_FATAL(nb_t_run(a1, out, sizeof out, err, sizeof err, 60), 0);
-    char *a2[] = { (char *)BIN, "-s", "0", "--ic", f1, "--save", f2, NULL };
+    char *a2[] = { (char *)BIN, "-s", "0", "--ic", f1, "--save", f2, (char *)FLAG, NULL };
     CU_ASSERT_EQUAL_FATAL(nb_t_run(a2, out, sizeof out, err, sizeof err, 60), 0);
     nb_state s1, s2, g;
     CU_ASSERT_FATAL(nb_state_read(f1, &s1) == 0);
@@ -302,8 +325,18 @@ static const nb_test cli_tests[] = {
 
 void nb_conformance_register(const nb_step *step, const char *binary)
 {
-    S = step;
-    BIN = binary;
-    nb_grade_suite("conformance", conformance_tests, nb_grade_gpu_skip(step));
-    nb_grade_suite("cli", cli_tests, NULL);
+    if (nreg == MAX_REG) {
+        fprintf(stderr, "nb_conformance_register: more than %d tables\n", MAX_REG);
+        return;
+    }
+    int k = nreg++;
+    /* the --cpu variant of the table registered first */
+    int variant = k > 0 && reg[0].step->cpu_variant == step;
+    reg[k].step = step;
+    reg[k].binary = binary;
+    reg[k].flag = variant ? "--cpu" : NULL;
+    const char *name = variant ? "conformance (cpu)"
+                     : step->cpu_variant ? "conformance (gpu)" : "conformance";
+    nb_grade_suite_setup(name, conformance_tests, nb_grade_gpu_skip(step), setups[k]);
+    if (k == 0) nb_grade_suite_setup("cli", cli_tests, NULL, setups[0]);
 }

@@ -1,11 +1,14 @@
-/* bh.h -- step05_barneshut: the octree shared by the CPU and the GPU tree code.
+/* bh_tree.h -- step05_barneshut: the octree that both codes build.
  *
- * One octree definition serves both codes, so that the CPU tree (bh_cpu.c,
- * sequential, recursive insertion) is the readable reference of the GPU
- * kernel pipeline (bh_gpu.cu, after Burtscher & Pingali, "An Efficient CUDA
- * Implementation of the Tree-Based Barnes Hut n-Body Algorithm", GPU
- * Computing Gems Emerald Edition, 2011):
+ * Read the step in this order: this file (the layout of the tree and the
+ * opening criterion), bh_tree.c (the invariants of a correct tree, checked
+ * by the tests), bh_cpu.c (the sequential tree code, --cpu: the readable
+ * reference), then bh_gpu.cu (the same tree as a GPU kernel pipeline, after
+ * Burtscher & Pingali, "An Efficient CUDA Implementation of the Tree-Based
+ * Barnes Hut n-Body Algorithm", GPU Computing Gems Emerald Edition, 2011).
+ * NOTES.md holds the design, the napkin math and the measurements.
  *
+ * The layout:
  *  - the root is the cube around the bounding box (bh_root);
  *  - a body goes to octant bh_octant() of a cell: bit 0 x > cx, bit 1 y > cy,
  *    bit 2 z > cz (a body on a boundary goes to the lower side);
@@ -17,12 +20,15 @@
  *  - node numbers: 0..n-1 are bodies, n + k is cell k; cell 0 is the root.
  *
  * Both codes build the same tree from the same positions (same float
- * operations), so cell counts and depths agree; only the cell numbering differs.
- * Tests (tests/suite_tree.c) read the tree through bh_tree_get(). */
-#ifndef BH_H
-#define BH_H
+ * operations), so their trees are the same cell by cell; only the cell
+ * numbering differs.  The functions below are compiled for the host and, in
+ * bh_gpu.cu, for the device too. */
+#ifndef BH_TREE_H
+#define BH_TREE_H
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
-#include "nb_step.h"
+#include "nb_state.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,7 +40,6 @@ extern "C" {
 #if defined(__CUDACC__)
 #define BH_HD __host__ __device__ __forceinline__
 #else
-#include <math.h>
 #define BH_HD static inline
 #endif
 
@@ -68,17 +73,20 @@ BH_HD void bh_child(int oct, float *cx, float *cy, float *cz, float *h)
     *h = q;
 }
 
-/* The opening criterion, as d^2 >= open2 (d: distance from the body to the
- * cell's centre of mass).  theta follows Burtscher & Pingali's code (and
- * ECL-BH, whose speed and accuracy at theta = 0.5 are this step's targets):
- * the cell is measured by the width of its parent, 2s for a cell of width s,
- * i.e. 2s/d < theta -- the textbook s/d < theta/2.  At theta = 0.5 on a
- * Plummer sphere this gives median errors ~1e-4 (textbook s/d < 0.5: ~1e-3).
- * The radius is at least the cube's half diagonal plus the offset of the
- * centre of mass (+1% for rounding), so a cell is never used by a body
- * inside it: matters for theta > ~1.1, and for tiny cells of coincident
- * bodies whose centre of mass is off their common point by rounding.  theta = 0: infinity, every cell is opened. */
-BH_HD float bh_open2(float cx, float cy, float cz, float half, float mx, float my, float mz, float theta)
+/* The opening radius squared, open2: a cell is far from a body when
+ * d^2 >= open2 (d: distance from the body to the cell's centre of mass),
+ * see bh_far().  theta follows Burtscher & Pingali's code (and ECL-BH, whose
+ * speed and accuracy at theta = 0.5 are this step's targets): the cell is
+ * measured by the width of its parent, 2s for a cell of width s, i.e.
+ * 2s/d < theta -- the textbook s/d < theta/2.  At theta = 0.5 on a Plummer
+ * sphere this gives median errors ~1e-4 (textbook s/d < 0.5: ~1e-3).  The
+ * radius is at least the cube's half diagonal plus the offset of the centre
+ * of mass (+1% for rounding), so a cell is never used by a body inside it:
+ * matters for theta > ~1.1, and for tiny cells of coincident bodies whose
+ * centre of mass is off their common point by rounding.  theta = 0:
+ * infinity, every cell is opened. */
+BH_HD float bh_open2(float cx, float cy, float cz, float half, float mx, float my, float mz,
+                     float theta)
 {
     if (!(theta > 0)) return INFINITY;
     float dx = mx - cx, dy = my - cy, dz = mz - cz;
@@ -86,6 +94,18 @@ BH_HD float bh_open2(float cx, float cy, float cz, float half, float mx, float m
     float inner = 1.01f * (1.7320508f * half + sqrtf(dx * dx + dy * dy + dz * dz));
     r = r > inner ? r : inner;
     return r * r;
+}
+
+/* The walk's test, the same in both codes: is the cell far from the body
+ * (d2: distance squared to the cell's centre of mass, open2: bh_open2()),
+ * so that the cell may act as one body?  Only when the comparison means
+ * something: d2 finite (then open2 <= d2 is finite too).  A body 1e20 away
+ * from the others makes d2 and open2 of the root overflow to +inf, and
+ * inf >= inf would use the root as one point mass for every body; NaN
+ * compares false already.  Otherwise the cell is opened. */
+BH_HD int bh_far(float d2, float open2)
+{
+    return d2 >= open2 && d2 < INFINITY;
 }
 
 /* A tree in host memory, as either code built it (tests, --render-tree). */
@@ -100,47 +120,16 @@ typedef struct bh_tree {
     int64_t *count;         /* bodies below each cell */
 } bh_tree;
 
+/* Allocate t's arrays for ncells cells and n bodies (fields n, ncells set,
+ * the rest to fill in).  0, or NB_EXIT_RUNTIME with nothing allocated. */
+int  bh_tree_alloc(bh_tree *t, int64_t n, int64_t ncells);
 void bh_tree_free(bh_tree *t);
-/* The tree of the step's current positions (the last one built). ctx from
- * nb_step05_barneshut.init, either code.  Allocates t's arrays. */
-int  bh_tree_get(void *ctx, bh_tree *t);
 /* Check the invariants against the bodies s the tree was built from: every
  * body in exactly one leaf, inside its leaf's cube; each cell's mass, centre
  * of mass and count equal those of the bodies below it (relative tolerance
  * tol); children inside their parent.  Returns 0, or -1 with the first
  * violation in why. */
 int  bh_tree_check(const bh_tree *t, const nb_state *s, double tol, char *why, size_t len);
-/* Interactions evaluated by the last force computation (whole system). */
-int  bh_interactions(void *ctx, int64_t *body_body, int64_t *body_cell);
-
-/* The two codes behind nb_step05_barneshut (bh_step.c dispatches). */
-int  bh_cpu_init(void **ctx, const nb_state *s, const nb_options *o);
-int  bh_cpu_accel(void *ctx, float *ax, float *ay, float *az);
-int  bh_cpu_advance(void *ctx, int steps, nb_step_time *times);
-int  bh_cpu_download(void *ctx, nb_state *s);
-void bh_cpu_info(void *ctx, nb_run_info *info);
-void bh_cpu_report(void *ctx, FILE *out);
-int  bh_cpu_cells(void *ctx, nb_cells *out);
-int  bh_cpu_tree(void *ctx, bh_tree *t);
-int  bh_cpu_interactions(void *ctx, int64_t *bb, int64_t *bc);
-void bh_cpu_destroy(void *ctx);
-
-int  bh_gpu_probe(void);            /* nb_cuda_probe() */
-int  bh_gpu_init(void **ctx, const nb_state *s, const nb_options *o);
-int  bh_gpu_accel(void *ctx, float *ax, float *ay, float *az);
-int  bh_gpu_advance(void *ctx, int steps, nb_step_time *times);
-int  bh_gpu_download(void *ctx, nb_state *s);
-void bh_gpu_info(void *ctx, nb_run_info *info);
-void bh_gpu_report(void *ctx, FILE *out);
-int  bh_gpu_cells(void *ctx, nb_cells *out);
-int  bh_gpu_tree(void *ctx, bh_tree *t);
-int  bh_gpu_interactions(void *ctx, int64_t *bb, int64_t *bc);
-void bh_gpu_destroy(void *ctx);
-
-/* Both contexts start with this tag. */
-enum { BH_CPU = 1, BH_GPU = 2 };
-
-extern const nb_step nb_step05_barneshut;
 
 #ifdef __cplusplus
 }
