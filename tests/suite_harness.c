@@ -178,16 +178,6 @@ static int put(const char *dir, const char *name, const char *text)
     return fclose(f);
 }
 
-static void slurp(const char *path, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
 /* The line of out that starts with "name " (NULL if none). */
 static const char *row_of(const char *text, const char *name)
 {
@@ -247,13 +237,13 @@ static void t_grade_table_missing_runner(void)
     /* the files: beta's synthesized results, summary.json, gradescope.json */
     snprintf(file, sizeof file, "%s/beta.tsv", dir);
     static char text[1 << 15];
-    slurp(file, text, sizeof text);
+    nb_t_slurp(file, text, sizeof text);
     EXPECT_HAS(text, "beta\tconformance\ttwo\tFAIL\t0\t3\trunner could not be built");
     snprintf(file, sizeof file, "%s/summary.json", dir);
-    slurp(file, text, sizeof text);
+    nb_t_slurp(file, text, sizeof text);
     EXPECT_HAS(text, "\"runner\": \"beta\"");
     snprintf(file, sizeof file, "%s/gradescope.json", dir);
-    slurp(file, text, sizeof text);
+    nb_t_slurp(file, text, sizeof text);
     EXPECT_HAS(text, "\"name\": \"beta/conformance/two\"");
     EXPECT_HAS(text, "\"status\": \"failed\"");
     EXPECT_HAS(text, "not graded: no usable CUDA device: fake");
@@ -278,7 +268,7 @@ static void t_grade_table_missing_runner(void)
 static void t_manifest(void)
 {
     static char manifest[1 << 16], want[1 << 16], listed[1 << 16];
-    slurp(NB_TOP_DIR "/tests/manifest.tsv", manifest, sizeof manifest);
+    nb_t_slurp(NB_TOP_DIR "/tests/manifest.tsv", manifest, sizeof manifest);
     if (!manifest[0]) printf("       no tests/manifest.tsv: make -C tests manifest\n");
     CU_ASSERT_FATAL(manifest[0] != '\0');
     char self[512], names[1024];
