@@ -255,8 +255,7 @@ static int compute(bh_cpu *t, double ph[3])
      * tree order.  See handouts/05_barneshut.md.
      */
     /* BLANK: (void)force; */
-    /* BLANK: return nb_fail(NB_EXIT_TODO, "--cpu: the tree walk walk() in bh_cpu.c is not " */
-    /* BLANK:                "implemented yet (see handouts/05_barneshut.md)"); */
+    /* BLANK: return nb_todo("--cpu: the tree walk walk() in bh_cpu.c", "05_barneshut"); */
     force(t);
     /* END SOLUTION */
     double t3 = nb_now_ms();

@@ -1,19 +1,39 @@
 /* nb_grade.c -- the grading harness (see nb_grade.h).
  *
- * Suites run one at a time with CU_run_suite(); a test-complete handler
- * prints one line per test from CUnit's failure records.  Inactive suites
- * (skip reason given) are never run: their tests are printed as SKIPPED with
- * the reason and count neither as passed nor as failed. */
+ * The runner process registers the suites with CUnit and then, for every
+ * test of an active suite, forks a child that runs that one test with
+ * CU_run_test() and writes back one record (g_wire) through a pipe: the
+ * number of CUnit failure records and the first one's condition, file and
+ * line.  The child's stdout comes back through a second pipe; the runner
+ * prints it as it arrives (so a test's own lines stay before its PASS/FAIL
+ * line) and keeps the beginning of it for the JSON reports.  No record means
+ * the test never returned: the wait status says whether it was killed by a
+ * signal or called exit(); a test past its time limit is killed with its
+ * whole process group.
+ *
+ * Inactive suites (skip reason given) are never run: their tests are printed
+ * as SKIPPED with the reason and count neither as passed nor as failed, and
+ * the runner is "not graded". */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include <CUnit/TestRun.h>
 #include "nb_grade.h"
 
 #define MAX_SUITES 32
 #define MAX_TESTS 256
+#define OUTPUT_KEEP 4000              /* bytes of a test's stdout kept for the reports */
+#define DEFAULT_TIMEOUT_S 120
+#define PROBE_TIMEOUT_S 120
+#define WIRE_MAGIC 0x4e424752         /* "NBGR" */
 
 typedef struct g_suite {
     CU_pSuite   suite;
@@ -27,8 +47,19 @@ typedef struct g_result {
     const char *suite, *test;
     int points, earned;
     const char *status;            /* PASS, FAIL, SKIP */
-    char detail[320];
+    char detail[400];
+    char *output;                  /* the test's stdout (malloc'd, may be NULL) */
 } g_result;
+
+/* What a test child sends back when the test has returned to CUnit. */
+typedef struct g_wire {
+    int magic;
+    int suite_init_failed;         /* CUF_SuiteInitFailed record */
+    int nfail;                     /* CUF_AssertFailed records */
+    unsigned line;
+    char cond[240];
+    char file[120];
+} g_wire;
 
 static g_suite suites[MAX_SUITES];
 static int nsuites;
@@ -72,61 +103,354 @@ int nb_grade_suite_setup(const char *name, const nb_test *tests, const char *ski
     return 0;
 }
 
-const char *nb_grade_gpu_skip(const nb_step *step)
+/* ---- small process helpers ---- */
+
+static double now_s(void)
 {
-    static char why[256];
-    if (!step->probe || step->probe(NULL) == 0) return NULL;
-    snprintf(why, sizeof why, "%s", nb_errmsg());
-    return why;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int points_of(const g_suite *g, const char *test)
+static void set_flags(int fd, int cloexec, int nonblock)
 {
-    for (const nb_test *t = g->tests; t->name; t++)
-        if (!strcmp(t->name, test)) return t->points;
+    if (cloexec) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+    if (nonblock) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int make_pipe(int p[2])
+{
+    if (pipe(p)) return -1;
+    set_flags(p[0], 1, 0);
+    set_flags(p[1], 1, 0);
     return 0;
 }
 
-static g_suite *current;
-
-static void on_test_complete(const CU_pTest test, const CU_pSuite suite, const CU_pFailureRecord fail)
+static const char *signame(int sig)
 {
-    (void)suite;
-    if (nresults == MAX_TESTS) return;
-    g_result *r = &results[nresults++];
-    r->suite = current->name;
-    r->test = test->pName;
-    r->points = points_of(current, test->pName);
-    if (fail) {
-        int nf = 0;
-        for (CU_pFailureRecord f = fail; f; f = f->pNext) nf++;
-        r->status = "FAIL";
-        r->earned = 0;
-        snprintf(r->detail, sizeof r->detail, "%s (%s:%u)%s", fail->strCondition ? fail->strCondition : "?",
-                 fail->strFileName ? fail->strFileName : "?", fail->uiLineNumber,
-                 nf > 1 ? " and more" : "");
-    } else {
-        r->status = "PASS";
-        r->earned = r->points;
-        r->detail[0] = '\0';
+    static const struct { int sig; const char *name; } names[] = {
+        { SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" }, { SIGILL, "SIGILL" },
+        { SIGABRT, "SIGABRT" }, { SIGKILL, "SIGKILL" }, { SIGTERM, "SIGTERM" }, { SIGINT, "SIGINT" },
+        { SIGHUP, "SIGHUP" }, { SIGQUIT, "SIGQUIT" }, { SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" },
+        { SIGTRAP, "SIGTRAP" }, { SIGSYS, "SIGSYS" }, { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },
+        { SIGUSR1, "SIGUSR1" }, { SIGUSR2, "SIGUSR2" },
+    };
+    static char other[64];
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (names[k].sig == sig) return names[k].name;
+    snprintf(other, sizeof other, "signal %d (%s)", sig, strsignal(sig));
+    return other;
+}
+
+/* Read what is there (non-blocking fd); returns bytes read, 0 at EOF, -1 if none now. */
+static ssize_t read_some(int fd, char *buf, size_t len)
+{
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0) return n;
+        if (errno == EINTR) continue;
+        return -1;
     }
-    printf("  %-4s %3d/%-3d %s/%s%s%s\n", r->status, r->earned, r->points, r->suite, r->test,
-           fail ? ": " : "", r->detail);
+}
+
+/* ---- the device probe, in a child ---- */
+
+typedef struct g_probe_wire {
+    int magic;
+    int rc;
+    char msg[240];
+} g_probe_wire;
+
+const char *nb_grade_gpu_skip(const nb_step *step)
+{
+    static struct { const nb_step *step; char why[300]; int skip; } cache[8];
+    static int ncache;
+    static char why_uncached[300];
+    if (!step->probe) return NULL;
+    for (int k = 0; k < ncache; k++)
+        if (cache[k].step == step) return cache[k].skip ? cache[k].why : NULL;
+
+    char raw[260] = "";
+    int rc = 1;
+    int p[2];
     fflush(stdout);
+    fflush(stderr);
+    pid_t pid = -1;
+    if (make_pipe(p) == 0) pid = fork();
+    if (pid == 0) {                              /* the child: probe, report, leave */
+        close(p[0]);
+        g_probe_wire w;
+        memset(&w, 0, sizeof w);
+        w.magic = WIRE_MAGIC;
+        w.rc = step->probe(NULL);
+        if (w.rc) snprintf(w.msg, sizeof w.msg, "%s", nb_errmsg());
+        if (write(p[1], &w, sizeof w) != (ssize_t)sizeof w) _exit(3);
+        _exit(0);
+    }
+    if (pid < 0) {
+        snprintf(raw, sizeof raw, "the device probe could not start (%s)", strerror(errno));
+    } else {
+        close(p[1]);
+        set_flags(p[0], 0, 1);
+        g_probe_wire w;
+        size_t got = 0;
+        int status = 0, timed_out = 0;
+        double t0 = now_s();
+        for (;;) {
+            ssize_t n = read_some(p[0], (char *)&w + got, sizeof w - got);
+            if (n > 0) got += (size_t)n;
+            pid_t r = waitpid(pid, &status, WNOHANG);
+            if (r == pid) break;
+            if (r < 0 && errno != EINTR) break;
+            if (now_s() - t0 > PROBE_TIMEOUT_S) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                timed_out = 1;
+                break;
+            }
+            struct timespec ts = { 0, 2000000 };
+            nanosleep(&ts, NULL);
+        }
+        for (ssize_t n; got < sizeof w && (n = read_some(p[0], (char *)&w + got, sizeof w - got)) > 0;)
+            got += (size_t)n;
+        close(p[0]);
+        if (got == sizeof w && w.magic == WIRE_MAGIC) {
+            rc = w.rc;
+            snprintf(raw, sizeof raw, "%.*s", (int)sizeof w.msg - 1, w.msg);
+        } else if (timed_out) {
+            snprintf(raw, sizeof raw, "the device probe timed out after %d s", PROBE_TIMEOUT_S);
+        } else if (WIFSIGNALED(status)) {
+            snprintf(raw, sizeof raw, "the device probe crashed: %s", signame(WTERMSIG(status)));
+        } else {
+            snprintf(raw, sizeof raw, "the device probe exited with status %d",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        }
+    }
+    const char *prefix = "no usable CUDA device: ";
+    char *why = ncache < 8 ? cache[ncache].why : why_uncached;
+    if (rc == 0) why[0] = '\0';
+    else if (!strncmp(raw, prefix, strlen(prefix))) snprintf(why, 300, "%s", raw);
+    else snprintf(why, 300, "%s%s", prefix, raw[0] ? raw : "the device probe failed");
+    if (ncache < 8) {
+        cache[ncache].step = step;
+        cache[ncache].skip = rc != 0;
+        ncache++;
+    }
+    return rc ? why : NULL;
+}
+
+/* ---- one test in a child ---- */
+
+static volatile sig_atomic_t child_group;    /* process group of the running test */
+static const int fwd_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+
+/* The runner is interrupted (Ctrl-C, timeout(1), a closed pipe): take the
+ * running test's process group with it, then die of the same signal. */
+static void on_fatal_signal(int sig)
+{
+    if (child_group > 0) kill(-(pid_t)child_group, SIGKILL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void child_run_test(g_suite *g, CU_pTest test, int wfd)
+{
+    (void)CU_run_test(g->suite, test);       /* the result is in the failure records */
+    g_wire w;
+    memset(&w, 0, sizeof w);
+    w.magic = WIRE_MAGIC;
+    for (CU_pFailureRecord f = CU_get_failure_list(); f; f = f->pNext) {
+        if (f->type == CUF_SuiteInitFailed) w.suite_init_failed = 1;
+        if (f->type != CUF_AssertFailed) continue;
+        if (w.nfail++ == 0) {
+            snprintf(w.cond, sizeof w.cond, "%s", f->strCondition ? f->strCondition : "?");
+            snprintf(w.file, sizeof w.file, "%s", f->strFileName ? f->strFileName : "?");
+            w.line = f->uiLineNumber;
+        }
+    }
+    fflush(stdout);
+    fflush(stderr);
+    if (write(wfd, &w, sizeof w) != (ssize_t)sizeof w) _exit(3);
+    _exit(0);
+}
+
+static int test_timeout_s(void)
+{
+    const char *s = getenv("NB_TEST_TIMEOUT");
+    if (s && *s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (*end == '\0' && v > 0 && v < 1000000) return (int)v;
+        fprintf(stderr, "NB_TEST_TIMEOUT=%s is not a number of seconds; using %d\n", s, DEFAULT_TIMEOUT_S);
+    }
+    return DEFAULT_TIMEOUT_S;
+}
+
+static void keep_output(g_result *r, size_t *kept, const char *buf, size_t n)
+{
+    if (!r->output) {
+        r->output = malloc(OUTPUT_KEEP + 1);
+        if (!r->output) return;
+        r->output[0] = '\0';
+    }
+    size_t room = OUTPUT_KEEP - *kept;
+    if (n > room) n = room;
+    memcpy(r->output + *kept, buf, n);
+    *kept += n;
+    r->output[*kept] = '\0';
+}
+
+/* Run one test in a child; fill r (status, earned, detail, output). */
+static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int timeout_s)
+{
+    CU_pTest test = CU_get_test(g->suite, t->name);
+    r->status = "FAIL";
+    r->earned = 0;
+    if (!test) {
+        snprintf(r->detail, sizeof r->detail, "test not found in the CUnit registry");
+        return;
+    }
+    int rec[2], out[2];
+    if (make_pipe(rec)) {
+        snprintf(r->detail, sizeof r->detail, "harness: pipe: %s", strerror(errno));
+        return;
+    }
+    if (make_pipe(out)) {
+        snprintf(r->detail, sizeof r->detail, "harness: pipe: %s", strerror(errno));
+        close(rec[0]); close(rec[1]);
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(r->detail, sizeof r->detail, "harness: fork: %s", strerror(errno));
+        close(rec[0]); close(rec[1]); close(out[0]); close(out[1]);
+        return;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);                           /* its own group: a time-out kills all of it */
+        for (size_t k = 0; k < sizeof fwd_signals / sizeof fwd_signals[0]; k++) signal(fwd_signals[k], SIG_DFL);
+        close(rec[0]);
+        close(out[0]);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) { dup2(devnull, 0); close(devnull); }
+        dup2(out[1], 1);
+        close(out[1]);
+        setvbuf(stdout, NULL, _IOLBF, 0);        /* lines written before a crash get out */
+        child_run_test(g, test, rec[1]);
+    }
+    setpgid(pid, pid);
+    child_group = pid;
+    close(rec[1]);
+    close(out[1]);
+    set_flags(rec[0], 0, 1);
+    set_flags(out[0], 0, 1);
+
+    g_wire w;
+    size_t got = 0, kept = 0;
+    int status = 0, timed_out = 0, out_open = 1, rec_open = 1, last_nl = 1;
+    char buf[4096];
+    double t0 = now_s();
+    for (;;) {
+        struct pollfd pf[2] = { { out_open ? out[0] : -1, POLLIN, 0 }, { rec_open ? rec[0] : -1, POLLIN, 0 } };
+        int ready = poll(pf, 2, out_open || rec_open ? 20 : 1);
+        if (ready > 0 && pf[0].revents) {
+            ssize_t n = read_some(out[0], buf, sizeof buf);
+            if (n > 0) {
+                fwrite(buf, 1, (size_t)n, stdout);
+                fflush(stdout);
+                keep_output(r, &kept, buf, (size_t)n);
+                last_nl = buf[n - 1] == '\n';
+            } else if (n == 0) {
+                out_open = 0;
+            }
+        }
+        if (ready > 0 && pf[1].revents) {
+            ssize_t n = got < sizeof w ? read_some(rec[0], (char *)&w + got, sizeof w - got) : 0;
+            if (n > 0) got += (size_t)n;
+            else if (n == 0) rec_open = 0;
+        }
+        /* exited? (WNOWAIT: the pid stays reserved until the group is killed below) */
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) break;
+        if (now_s() - t0 > timeout_s) {
+            timed_out = 1;
+            break;
+        }
+    }
+    kill(-pid, SIGKILL);                         /* the test's leftovers, or the test itself on time-out */
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    child_group = 0;
+    for (ssize_t n; (n = read_some(out[0], buf, sizeof buf)) > 0;) {
+        fwrite(buf, 1, (size_t)n, stdout);
+        keep_output(r, &kept, buf, (size_t)n);
+        last_nl = buf[n - 1] == '\n';
+    }
+    for (ssize_t n; got < sizeof w && (n = read_some(rec[0], (char *)&w + got, sizeof w - got)) > 0;)
+        got += (size_t)n;
+    close(rec[0]);
+    close(out[0]);
+    if (!last_nl) fputc('\n', stdout);
+
+    if (timed_out) {
+        snprintf(r->detail, sizeof r->detail, "timed out after %d s", timeout_s);
+    } else if (got == sizeof w && w.magic == WIRE_MAGIC) {
+        if (w.suite_init_failed) {
+            snprintf(r->detail, sizeof r->detail, "suite initialization failed");
+        } else if (w.nfail) {
+            snprintf(r->detail, sizeof r->detail, "%s (%s:%u)%s", w.cond, w.file, w.line,
+                     w.nfail > 1 ? " and more" : "");
+        } else {
+            r->status = "PASS";
+            r->earned = r->points;
+        }
+    } else if (WIFSIGNALED(status)) {
+        snprintf(r->detail, sizeof r->detail, "crashed: %s in %s/%s", signame(WTERMSIG(status)), g->name,
+                 t->name);
+    } else if (WIFEXITED(status)) {
+        snprintf(r->detail, sizeof r->detail, "exited with status %d inside the test", WEXITSTATUS(status));
+    } else {
+        snprintf(r->detail, sizeof r->detail, "the test process ended without a result");
+    }
+}
+
+/* ---- reports ---- */
+
+/* s escaped as the inside of a JSON string (also used for the TSV's text
+ * columns): \" \\ \n \t \r, other control characters as \u00XX, invalid
+ * UTF-8 bytes as '?'. */
+static void json_esc(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') { fprintf(f, "\\%c", c); p++; }
+        else if (c == '\n') { fputs("\\n", f); p++; }
+        else if (c == '\t') { fputs("\\t", f); p++; }
+        else if (c == '\r') { fputs("\\r", f); p++; }
+        else if (c < 0x20 || c == 0x7f) { fprintf(f, "\\u%04x", c); p++; }
+        else if (c < 0x80) { fputc((int)c, f); p++; }
+        else {                                   /* a UTF-8 sequence: copy it if well-formed */
+            int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+            int ok = len > 0;
+            for (int k = 1; ok && k < len; k++) ok = (p[k] & 0xc0) == 0x80;
+            if (ok) { fwrite(p, 1, (size_t)len, f); p += len; }
+            else { fputc('?', f); p++; }
+        }
+    }
 }
 
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
+    json_esc(f, s);
     fputc('"', f);
 }
 
-static void write_results(const char *runner, int passed, int failed, int skipped, int earned, int possible)
+static void write_results(const char *runner, int passed, int failed, int skipped, int earned, int possible,
+                          const char *not_graded)
 {
     if (getenv("NB_GRADE_NO_RESULTS")) return;
     mkdir("results", 0777);
@@ -134,9 +458,14 @@ static void write_results(const char *runner, int passed, int failed, int skippe
     snprintf(path, sizeof path, "results/%s.tsv", runner);
     FILE *f = fopen(path, "w");
     if (f) {
-        for (int k = 0; k < nresults; k++)
-            fprintf(f, "%s\t%s\t%s\t%s\t%d\t%d\n", runner, results[k].suite, results[k].test,
-                    results[k].status, results[k].earned, results[k].points);
+        for (int k = 0; k < nresults; k++) {
+            const g_result *r = &results[k];
+            fprintf(f, "%s\t%s\t%s\t%s\t%d\t%d\t", runner, r->suite, r->test, r->status, r->earned, r->points);
+            json_esc(f, r->detail);
+            fputc('\t', f);
+            json_esc(f, r->output);
+            fputc('\n', f);
+        }
         fclose(f);
     }
     snprintf(path, sizeof path, "results/%s.json", runner);
@@ -144,7 +473,10 @@ static void write_results(const char *runner, int passed, int failed, int skippe
     if (!f) return;
     fprintf(f, "{\"runner\": ");
     json_str(f, runner);
-    fprintf(f, ", \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"points\": %d, \"possible\": %d,\n"
+    fprintf(f, ", \"graded\": %s, \"not_graded_reason\": ", not_graded ? "false" : "true");
+    if (not_graded) json_str(f, not_graded);
+    else fputs("null", f);
+    fprintf(f, ",\n \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"points\": %d, \"possible\": %d,\n"
                " \"tests\": [\n", passed, failed, skipped, earned, possible);
     for (int k = 0; k < nresults; k++) {
         fprintf(f, "  {\"suite\": ");
@@ -154,63 +486,89 @@ static void write_results(const char *runner, int passed, int failed, int skippe
         fprintf(f, ", \"status\": \"%s\", \"points\": %d, \"earned\": %d, \"detail\": ", results[k].status,
                 results[k].points, results[k].earned);
         json_str(f, results[k].detail);
+        fprintf(f, ", \"output\": ");
+        json_str(f, results[k].output);
         fprintf(f, "}%s\n", k + 1 < nresults ? "," : "");
     }
     fprintf(f, " ]}\n");
     fclose(f);
 }
 
+static void list_tests(void)
+{
+    for (int s = 0; s < nsuites; s++)
+        for (const nb_test *t = suites[s].tests; t->name; t++)
+            printf("%s\t%s\t%d\n", suites[s].name, t->name, t->points);
+}
+
 int nb_grade_main(const char *runner, int argc, char **argv)
 {
-    const char *only = argc > 1 ? argv[1] : NULL;      /* optional suite name filter */
     if (ensure_registry()) return 1;
+    if (argc > 1 && !strcmp(argv[1], "--list")) {
+        list_tests();
+        CU_cleanup_registry();
+        return 0;
+    }
+    if (argc > 1 && argv[1][0] == '-') {
+        fprintf(stderr, "usage: %s [SUITE | --list]\n", argv[0]);
+        return 2;
+    }
+    const char *only = argc > 1 ? argv[1] : NULL;      /* optional suite name filter */
     CU_set_fail_on_inactive(CU_FALSE);
     CU_set_error_action(CUEA_IGNORE);
-    CU_set_test_complete_handler(on_test_complete);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof fwd_signals / sizeof fwd_signals[0]; k++) sigaction(fwd_signals[k], &sa, NULL);
+    int timeout_s = test_timeout_s();
     printf("== %s ==\n", runner);
     fflush(stdout);
-    int passed = 0, failed = 0, skipped = 0, earned = 0, possible = 0;
+    const char *not_graded = NULL;                     /* the first skip reason */
     for (int s = 0; s < nsuites; s++) {
         g_suite *g = &suites[s];
         if (only && !strstr(g->name, only)) continue;
-        if (g->skipped) {
-            for (const nb_test *t = g->tests; t->name && nresults < MAX_TESTS; t++) {
-                g_result *r = &results[nresults++];
-                r->suite = g->name; r->test = t->name; r->points = t->points; r->earned = 0;
+        for (const nb_test *t = g->tests; t->name && nresults < MAX_TESTS; t++) {
+            g_result *r = &results[nresults++];
+            r->suite = g->name;
+            r->test = t->name;
+            r->points = t->points;
+            r->earned = 0;
+            r->output = NULL;
+            if (g->skipped) {
                 r->status = "SKIP";
                 snprintf(r->detail, sizeof r->detail, "SKIPPED (%s)", g->skip);
                 printf("  SKIP   -/%-3d %s/%s: %s\n", t->points, g->name, t->name, r->detail);
+                if (!not_graded) not_graded = g->skip;
+                continue;
             }
-            continue;
-        }
-        current = g;
-        int before = nresults;
-        CU_run_suite(g->suite);
-        if (CU_get_number_of_suites_failed() > 0 && nresults == before) {
-            /* suite setup failed: every test of it fails */
-            for (const nb_test *t = g->tests; t->name && nresults < MAX_TESTS; t++) {
-                g_result *r = &results[nresults++];
-                r->suite = g->name; r->test = t->name; r->points = t->points; r->earned = 0;
-                r->status = "FAIL";
-                snprintf(r->detail, sizeof r->detail, "suite initialization failed");
-                printf("  FAIL   0/%-3d %s/%s: %s\n", t->points, g->name, t->name, r->detail);
-            }
+            r->detail[0] = '\0';
+            run_test_isolated(g, t, r, timeout_s);
+            int fail = strcmp(r->status, "PASS") != 0;
+            printf("  %-4s %3d/%-3d %s/%s%s%s\n", r->status, r->earned, r->points, r->suite, r->test,
+                   fail ? ": " : "", fail ? r->detail : "");
+            fflush(stdout);
         }
     }
+    int passed = 0, failed = 0, skipped = 0, earned = 0, possible = 0, skipped_points = 0;
     for (int k = 0; k < nresults; k++) {
-        if (!strcmp(results[k].status, "SKIP")) { skipped++; continue; }
         possible += results[k].points;
         earned += results[k].earned;
-        if (!strcmp(results[k].status, "PASS")) passed++;
+        if (!strcmp(results[k].status, "SKIP")) { skipped++; skipped_points += results[k].points; }
+        else if (!strcmp(results[k].status, "PASS")) passed++;
         else failed++;
     }
-    int skipped_points = 0;
-    for (int k = 0; k < nresults; k++)
-        if (!strcmp(results[k].status, "SKIP")) skipped_points += results[k].points;
-    printf("%s: score %d/%d points", runner, earned, possible);
-    if (skipped) printf(" (%d points in %d skipped tests not graded)", skipped_points, skipped);
-    printf("\n%s: %d passed, %d failed, %d skipped\n", runner, passed, failed, skipped);
-    write_results(runner, passed, failed, skipped, earned, possible);
+    if (not_graded)
+        printf("%s: not graded (%s); %d of %d points in %d skipped tests did not run\n", runner, not_graded,
+               skipped_points, possible, skipped);
+    else
+        printf("%s: score %d/%d points\n", runner, earned, possible);
+    printf("%s: %d passed, %d failed, %d skipped\n", runner, passed, failed, skipped);
+    int require = not_graded && getenv("NB_GRADE_REQUIRE_GPU") && strcmp(getenv("NB_GRADE_REQUIRE_GPU"), "0");
+    if (require) printf("%s: NB_GRADE_REQUIRE_GPU is set and this runner is not graded: exit 1\n", runner);
+    fflush(stdout);
+    write_results(runner, passed, failed, skipped, earned, possible, not_graded);
+    for (int k = 0; k < nresults; k++) free(results[k].output);
     CU_cleanup_registry();
-    return failed ? 1 : 0;
+    return failed || require ? 1 : 0;
 }

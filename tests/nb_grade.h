@@ -6,10 +6,28 @@
  * tests/results/<runner>.tsv (read by `make check-all` for the points table)
  * and a JSON report tests/results/<runner>.json (merged into summary.json).
  *
+ * Every test runs in its own child process (fork), with CUnit's
+ * CU_run_test() there; the child sends its failure records back through a
+ * pipe, and its stdout through another (printed under the test's line and
+ * kept for the JSON reports).  A test that crashes (a signal), calls exit(),
+ * or runs longer than NB_TEST_TIMEOUT seconds (default 120) fails with that
+ * reason, and the other tests still run.  The runner process itself never
+ * touches CUDA: a context does not survive fork(), so the device probe of
+ * nb_grade_gpu_skip() runs in a child too, and each test child initializes
+ * CUDA for itself.
+ *
  * Pass/fail comes from CUnit's failure records, never from CU_get_error().
  * A suite registered with a skip reason (e.g. no CUDA device) is inactive:
  * its tests print "SKIPPED (<reason>)", earn no points and are never counted
- * as passed (CU_set_fail_on_inactive(CU_FALSE) keeps them from failing). */
+ * as passed; a runner with a skipped suite is "not graded" (its score line
+ * says so instead of a score, and its JSON report has "graded": false).
+ *
+ * Command line of every runner (handled by nb_grade_main):
+ *   run_<runner>           run every suite
+ *   run_<runner> SUITE     only the suites whose name contains SUITE
+ *   run_<runner> --list    print "suite<TAB>test<TAB>points" per test, run nothing
+ * Environment: NB_TEST_TIMEOUT=seconds (per test, default 120);
+ *   NB_GRADE_REQUIRE_GPU=1 makes a runner that is not graded exit 1. */
 #ifndef NB_GRADE_H
 #define NB_GRADE_H
 #include <CUnit/CUnit.h>
@@ -28,7 +46,8 @@ int nb_grade_suite(const char *name, const nb_test *tests, const char *skip_reas
  * initialization: a non-zero return fails every test of the suite). */
 int nb_grade_suite_setup(const char *name, const nb_test *tests, const char *skip_reason,
                          CU_InitializeFunc setup);
-/* NULL if the step can run here, else "no CUDA device: <reason>" (static). */
+/* NULL if the step can run here, else "no usable CUDA device: <reason>"
+ * (static).  step->probe runs in a child process (never in the runner). */
 const char *nb_grade_gpu_skip(const nb_step *step);
 /* Run everything; returns the exit status (0 all passed, 1 some failed). */
 int nb_grade_main(const char *runner, int argc, char **argv);
@@ -45,7 +64,7 @@ void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference)
 
 /* Suites of the common runner. */
 void nb_suite_common_register(void);   /* options, RNG, IC, references, I/O */
-void nb_suite_harness_register(void);  /* the harness itself (fake no-device) */
+void nb_suite_harness_register(void);  /* the harness itself (fake suites, grade table) */
 void nb_suite_render_register(void);   /* PNG frames (issue 6) */
 void nb_suite_tipsy_register(void);    /* TIPSY reader/writer (issue 6) */
 

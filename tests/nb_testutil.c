@@ -21,7 +21,7 @@ const char *nb_t_tmpfile(int slot, const char *suffix)
     return paths[slot & 3];
 }
 
-static void slurp(const char *path, char *buf, size_t len)
+void nb_t_slurp(const char *path, char *buf, size_t len)
 {
     if (!buf || !len) return;
     buf[0] = '\0';
@@ -65,8 +65,8 @@ int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t err
         nanosleep(&ts, NULL);
         waited += 0.005;
     }
-    slurp(po, out, outlen);
-    slurp(pe, err, errlen);
+    nb_t_slurp(po, out, outlen);
+    nb_t_slurp(pe, err, errlen);
     unlink(po);
     unlink(pe);
     if (WIFEXITED(status)) return WEXITSTATUS(status);

@@ -12,6 +12,8 @@
  * timeout_s seconds is killed (returns 128+SIGKILL). */
 int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen,
              int timeout_s);
+/* The beginning of file path into buf (NUL-terminated; "" if unreadable). */
+void nb_t_slurp(const char *path, char *buf, size_t len);
 /* Number of lines in s (a final line without '\n' counts). */
 int nb_t_count_lines(const char *s);
 

@@ -1,19 +1,38 @@
-/* suite_harness.c -- tests of the grading harness itself: a GPU suite on a
- * machine without a device is SKIPPED with the reason and never counted as
- * passed; a failing test fails the run.  The common runner re-runs itself
- * with --selftest-* to grade a fake set of suites in a separate process. */
+/* suite_harness.c -- tests of the grading harness itself.  The common runner
+ * re-runs itself with --selftest-* to grade a fake set of suites in a
+ * separate process, and checks that process's output:
+ *  - a GPU suite without a device is SKIPPED with the reason, never counted
+ *    as passed, and the runner says "not graded" instead of a score (the
+ *    device probe runs in a child, never in the runner);
+ *  - a failing test fails the run;
+ *  - a test that segfaults, calls exit(3) or hangs fails with that reason
+ *    and the tests after it still run; a suite whose setup fails fails
+ *    every test of it;
+ * and it runs scripts/grade_table.sh on a synthetic results directory (a
+ * runner without results shows every test of tests/manifest.tsv as failed),
+ * and compares tests/manifest.tsv with the runners' --list. */
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "nb_grade.h"
 #include "nb_testutil.h"
+
+#ifndef NB_TOP_DIR
+#define NB_TOP_DIR ".."
+#endif
 
 const char *nb_harness_self;    /* argv[0] of the common runner */
 
 /* ---- the fake suites graded by the child process ---- */
+static int probe_ran_here;      /* set if the probe ran in the runner itself */
 static int fake_probe(const nb_options *o)
 {
     (void)o;
+    probe_ran_here = 1;
     return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: CUDA driver version is insufficient "
                                   "for CUDA runtime version (fake)");
 }
@@ -21,50 +40,285 @@ static const nb_step fake_gpu_step = { .name = "fake_gpu", .probe = fake_probe }
 static void must_not_run(void) { CU_FAIL("a test of an inactive suite ran"); }
 static void passes(void) { CU_ASSERT(1 + 1 == 2); }
 static void fails(void) { CU_ASSERT_EQUAL(1 + 1, 3); }
+static void talks_and_fails(void)
+{
+    printf("       fake measurement 1.5 (bound 1)\n");
+    printf("       second line of the test\n");
+    CU_ASSERT(1.5 <= 1.0);
+}
+static void segfaults(void)
+{
+    volatile int *volatile p = NULL;   /* the compiler cannot see it is NULL */
+    *p = 1;
+}
+static void exits_3(void) { exit(3); }
+static int init_fails(void) { return 1; }
+static void hangs(void)
+{
+    for (;;) {
+        struct timespec ts = { 1, 0 };
+        nanosleep(&ts, NULL);
+    }
+}
 
 int nb_harness_selftest(const char *mode)
 {
     static const nb_test gpu_tests[] = { { "gpu_a", must_not_run, 5 }, { "gpu_b", must_not_run, 5 }, NB_TEST_END };
     static const nb_test cpu_tests[] = { { "ok", passes, 2 }, NB_TEST_END };
     static const nb_test bad_tests[] = { { "ok", passes, 2 }, { "broken", fails, 3 }, NB_TEST_END };
+    static const nb_test crash_tests[] = {
+        { "before", passes, 2 }, { "talks", talks_and_fails, 1 }, { "segv", segfaults, 3 },
+        { "exit3", exits_3, 3 }, { "hang", hangs, 3 }, { "after", passes, 2 }, NB_TEST_END
+    };
     setenv("NB_GRADE_NO_RESULTS", "1", 1);
     char *argv[] = { "selftest", NULL };
     if (!strcmp(mode, "--selftest-skip")) {
         nb_grade_suite("fake_gpu", gpu_tests, nb_grade_gpu_skip(&fake_gpu_step));
         nb_grade_suite("fake_cpu", cpu_tests, NULL);
+        if (probe_ran_here) printf("the device probe ran in the runner process\n");
+    } else if (!strcmp(mode, "--selftest-crash")) {
+        nb_grade_suite("fake_crash", crash_tests, NULL);
+        nb_grade_suite("fake_init", cpu_tests, NULL);            /* its setup fails */
+        CU_pSuite fi = CU_get_suite("fake_init");
+        if (fi) fi->pInitializeFunc = init_fails;
     } else {
         nb_grade_suite("fake_bad", bad_tests, NULL);
     }
     return nb_grade_main("selftest", 1, argv);
 }
 
-/* ---- the tests ---- */
-static char out[1 << 14], err[1 << 12];
+/* ---- checks that print what they measured ---- */
+static char out[1 << 16], err[1 << 13];
 
-static void t_skip_is_not_pass(void)
+#define EXPECT_RC(rc, want)                                                              \
+    do {                                                                                 \
+        if ((rc) != (want)) printf("       exit status %d (expected %d)\n", (rc), (want)); \
+        CU_ASSERT_EQUAL((rc), (want));                                                   \
+    } while (0)
+/* needle must be in hay (print the needle and the output when it is not) */
+#define EXPECT_HAS(hay, needle)                                                                  \
+    do {                                                                                         \
+        const char *n_ = (needle);                                                               \
+        if (!strstr((hay), n_)) printf("       expected \"%s\" in the output:\n%.3000s\n", n_, (hay)); \
+        CU_ASSERT_PTR_NOT_NULL(strstr((hay), n_));                                               \
+    } while (0)
+#define EXPECT_LACKS(hay, needle)                                                                \
+    do {                                                                                         \
+        const char *n_ = (needle);                                                               \
+        if (strstr((hay), n_)) printf("       \"%s\" must not be in the output:\n%.3000s\n", n_, (hay)); \
+        CU_ASSERT_PTR_NULL(strstr((hay), n_));                                                   \
+    } while (0)
+
+/* ---- the tests ---- */
+
+static void t_skip_is_not_graded(void)
 {
     char *argv[] = { (char *)nb_harness_self, "--selftest-skip", NULL };
-    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
-    CU_ASSERT_EQUAL(rc, 0);                      /* skipped suites do not fail the run */
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "SKIPPED (no usable CUDA device: CUDA driver version is insufficient"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "selftest: 1 passed, 0 failed, 2 skipped"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "score 2/2 points (10 points in 2 skipped tests not graded)"));
-    CU_ASSERT_PTR_NULL(strstr(out, "inactive suite ran"));
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    EXPECT_RC(rc, 0);                            /* skipped suites do not fail the run */
+    EXPECT_HAS(out, "SKIPPED (no usable CUDA device: CUDA driver version is insufficient");
+    EXPECT_HAS(out, "selftest: 1 passed, 0 failed, 2 skipped");
+    EXPECT_HAS(out, "selftest: not graded (no usable CUDA device: CUDA driver version is insufficient "
+                    "for CUDA runtime version (fake)); 10 of 12 points in 2 skipped tests did not run");
+    EXPECT_LACKS(out, "score ");                 /* never a score such as 2/2 */
+    EXPECT_LACKS(out, "inactive suite ran");
+    EXPECT_LACKS(out, "the device probe ran in the runner process");
+    /* NB_GRADE_REQUIRE_GPU=1: a runner that is not graded fails */
+    setenv("NB_GRADE_REQUIRE_GPU", "1", 1);
+    rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_GRADE_REQUIRE_GPU");
+    EXPECT_RC(rc, 1);
 }
 
 static void t_failure_fails(void)
 {
     char *argv[] = { (char *)nb_harness_self, "--selftest-fail", NULL };
-    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
-    CU_ASSERT_EQUAL(rc, 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "selftest: 1 passed, 1 failed, 0 skipped"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "FAIL   0/3   fake_bad/broken"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "score 2/5 points"));
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "selftest: 1 passed, 1 failed, 0 skipped");
+    EXPECT_HAS(out, "FAIL   0/3   fake_bad/broken: CU_ASSERT_EQUAL(1 + 1,3)");
+    EXPECT_HAS(out, "score 2/5 points");
+}
+
+static void t_crash_exit_hang(void)
+{
+    char *argv[] = { (char *)nb_harness_self, "--selftest-crash", NULL };
+    setenv("NB_TEST_TIMEOUT", "2", 1);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    unsetenv("NB_TEST_TIMEOUT");
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "PASS   2/2   fake_crash/before\n");
+    EXPECT_HAS(out, "FAIL   0/3   fake_crash/segv: crashed: SIGSEGV in fake_crash/segv\n");
+    EXPECT_HAS(out, "FAIL   0/3   fake_crash/exit3: exited with status 3 inside the test\n");
+    EXPECT_HAS(out, "FAIL   0/3   fake_crash/hang: timed out after 2 s\n");
+    EXPECT_HAS(out, "PASS   2/2   fake_crash/after\n");   /* the tests after them still ran */
+    EXPECT_HAS(out, "FAIL   0/2   fake_init/ok: suite initialization failed\n");
+    EXPECT_HAS(out, "selftest: 2 passed, 5 failed, 0 skipped");
+    EXPECT_HAS(out, "selftest: score 4/16 points");
+    /* a test's own lines come before its result line, in order */
+    EXPECT_HAS(out, "       fake measurement 1.5 (bound 1)\n       second line of the test\n"
+                    "  FAIL   0/1   fake_crash/talks: 1.5 <= 1.0");
+    /* the hang costs its time limit (2 s), not the runner's */
+    if (secs > 30) printf("       the crash selftest took %.1f s (bound 30 s)\n", secs);
+    CU_ASSERT(secs <= 30);
+}
+
+/* write text to dir/name */
+static int put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* The line of out that starts with "name " (NULL if none). */
+static const char *row_of(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, name, len) && p[len] == ' ') return p;
+    return NULL;
+}
+
+static void t_grade_table_missing_runner(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[400], cmd[1600], file[600];
+    snprintf(dir, sizeof dir, "%s/nbgrade_table_%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    mkdir(dir, 0700);
+    CU_ASSERT_FATAL(put(dir, ".expected", "alpha\nbeta\ngamma\n") == 0);
+    put(dir, "alpha.tsv", "alpha\ts\tok\tPASS\t2\t2\t\t\n"
+                          "alpha\ts\tbad\tFAIL\t0\t3\tCU_ASSERT(x) (f.c:3)\t       x 2 (bound 1)\\n\n");
+    put(dir, "alpha.json", "{\"runner\": \"alpha\", \"graded\": true, \"tests\": []}\n");
+    put(dir, "gamma.tsv", "gamma\tcli\thelp\tPASS\t1\t1\t\t\n"
+                          "gamma\tgpu\tkernel\tSKIP\t0\t4\tSKIPPED (no usable CUDA device: fake)\t\n");
+    put(dir, "gamma.json", "{\"runner\": \"gamma\", \"graded\": false, \"tests\": []}\n");
+    put(dir, "beta.fail", "runner could not be built: see tests/results/beta.build.log\n");
+    snprintf(file, sizeof file, "%s.manifest", dir);                 /* outside the results */
+    FILE *mf = fopen(file, "w");
+    CU_ASSERT_FATAL(mf != NULL);
+    fputs("# runner\tsuite\ttest\tpoints\n"
+          "alpha\ts\tok\t2\nalpha\ts\tbad\t3\n"
+          "beta\tconformance\tone\t2\nbeta\tconformance\ttwo\t3\nbeta\tcli\tthree\t1\n"
+          "gamma\tcli\thelp\t1\ngamma\tgpu\tkernel\t4\n", mf);
+    fclose(mf);
+    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade_table.sh", dir, file, NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    EXPECT_RC(rc, 1);                            /* tests failed */
+    if (err[0]) printf("       stderr: %s\n", err);
+    /* the notice comes before the table */
+    const char *notice = strstr(out, "check-all: beta: runner could not be built: see tests/results/beta.build.log");
+    const char *table = strstr(out, "== grade ==");
+    if (!notice || !table || notice > table) printf("       notice at %p, table at %p:\n%s\n", (void *)notice, (void *)table, out);
+    CU_ASSERT(notice && table && notice < table);
+    /* beta: every manifest test failed, 6 possible points */
+    const char *beta = row_of(table ? table : out, "beta");
+    int p = -1, f = -1, s = -1, e = -1, pos = -1;
+    if (beta) sscanf(beta, "beta %d %d %d %d/%d", &p, &f, &s, &e, &pos);
+    if (p != 0 || f != 3 || s != 0 || e != 0 || pos != 6)
+        printf("       beta row: passed %d failed %d skipped %d points %d/%d (expected 0 3 0 0/6)\n", p, f, s, e, pos);
+    CU_ASSERT(p == 0 && f == 3 && s == 0 && e == 0 && pos == 6);
+    const char *gamma = row_of(table ? table : out, "gamma");
+    EXPECT_HAS(gamma ? gamma : "", "not graded (no usable CUDA device: fake)");
+    EXPECT_HAS(out, "5 points of 1 runner not graded");
+    /* the closing line is the last line and counts beta's tests */
+    const char *closing = "check-all: 2 passed, 4 failed, 1 skipped\n";
+    size_t lo = strlen(out), lc = strlen(closing);
+    int last = lo >= lc && !strcmp(out + lo - lc, closing);
+    if (!last) printf("       expected the last line \"%.*s\"; the output:\n%s\n", (int)lc - 1, closing, out);
+    CU_ASSERT(last);
+    /* the files: beta's synthesized results, summary.json, gradescope.json */
+    snprintf(file, sizeof file, "%s/beta.tsv", dir);
+    static char text[1 << 15];
+    nb_t_slurp(file, text, sizeof text);
+    EXPECT_HAS(text, "beta\tconformance\ttwo\tFAIL\t0\t3\trunner could not be built");
+    snprintf(file, sizeof file, "%s/summary.json", dir);
+    nb_t_slurp(file, text, sizeof text);
+    EXPECT_HAS(text, "\"runner\": \"beta\"");
+    snprintf(file, sizeof file, "%s/gradescope.json", dir);
+    nb_t_slurp(file, text, sizeof text);
+    EXPECT_HAS(text, "\"name\": \"beta/conformance/two\"");
+    EXPECT_HAS(text, "\"status\": \"failed\"");
+    EXPECT_HAS(text, "not graded: no usable CUDA device: fake");
+    EXPECT_HAS(text, "\"score\": 3,");           /* alpha 2 + gamma's cli 1 */
+    /* both JSON files parse (where python3 is there) */
+    snprintf(cmd, sizeof cmd,
+             "command -v python3 >/dev/null 2>&1 || exit 0; "
+             "python3 -m json.tool '%s/summary.json' >/dev/null && python3 -m json.tool '%s/gradescope.json' >/dev/null",
+             dir, dir);
+    char *sh[] = { "/bin/sh", "-c", cmd, NULL };
+    rc = nb_t_run(sh, out, sizeof out, err, sizeof err, 60);
+    if (rc) printf("       python3 -m json.tool: exit %d: %s\n", rc, err);
+    CU_ASSERT_EQUAL(rc, 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.manifest'", dir, dir);
+    char *rm[] = { "/bin/sh", "-c", cmd, NULL };
+    nb_t_run(rm, NULL, 0, NULL, 0, 60);
+}
+
+/* tests/manifest.tsv lists every test of every runner; compare it with
+ * run_common --list and with the --list of the runners named in
+ * NB_GRADE_RUNNERS (make check-all names those it has just built). */
+static void t_manifest(void)
+{
+    static char manifest[1 << 16], want[1 << 16], listed[1 << 16];
+    nb_t_slurp(NB_TOP_DIR "/tests/manifest.tsv", manifest, sizeof manifest);
+    if (!manifest[0]) printf("       no tests/manifest.tsv: make -C tests manifest\n");
+    CU_ASSERT_FATAL(manifest[0] != '\0');
+    char self[512], names[1024];
+    snprintf(self, sizeof self, "%s", nb_harness_self);
+    const char *dir = dirname(self);
+    const char *env = getenv("NB_GRADE_RUNNERS");
+    snprintf(names, sizeof names, "common %s", env ? env : "");
+    int stale = 0;
+    for (char *save = NULL, *name = strtok_r(names, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+        if (!strcmp(name, "common") && name != names) continue;     /* listed twice */
+        char bin[700];
+        snprintf(bin, sizeof bin, "%s/run_%s", dir, name);
+        char *argv[] = { bin, "--list", NULL };
+        int rc = nb_t_run(argv, listed, sizeof listed, err, sizeof err, 120);
+        if (rc) printf("       %s --list: exit %d (expected 0): %s\n", bin, rc, err);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc) continue;
+        /* the manifest's rows of this runner, without the runner column */
+        size_t len = strlen(name), w = 0;
+        want[0] = '\0';
+        for (const char *p = manifest; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
+            if (!strncmp(p, name, len) && p[len] == '\t' && w + l < sizeof want) {
+                memcpy(want + w, p + len + 1, l - len - 1);
+                w += l - len - 1;
+                want[w] = '\0';
+            }
+            p += l;
+        }
+        if (strcmp(want, listed)) {
+            const char *a = want, *b = listed;
+            while (*a && *a == *b) a++, b++;
+            while (a > want && a[-1] != '\n') a--, b--;
+            printf("       tests/manifest.tsv is out of date for run_%s:\n"
+                   "         manifest: %.*s\n         --list:   %.*s\n",
+                   name, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+            stale = 1;
+        }
+    }
+    if (stale) printf("       regenerate it with: make -C tests manifest  (and commit tests/manifest.tsv)\n");
+    CU_ASSERT(!stale);
 }
 
 static const nb_test harness_tests[] = {
-    { "gpu_suite_without_device_is_skipped", t_skip_is_not_pass, 2 },
+    { "gpu_suite_without_device_is_not_graded", t_skip_is_not_graded, 2 },
     { "failing_test_fails_the_run", t_failure_fails, 2 },
+    { "crash_exit_hang_fail_only_their_test", t_crash_exit_hang, 2 },
+    { "grade_table_runner_without_results", t_grade_table_missing_runner, 2 },
+    { "manifest_matches_runners_list", t_manifest, 1 },
     NB_TEST_END
 };
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# scripts/check_all.sh STEP... -- `make check-all` (the top-level Makefile
+# passes its steps): grade the whole tree, whatever state it is in.
+#
+#  1. Build each runner (tests/run_common, tests/run_<step>, each with its
+#     step) on its own, keeping going past failures; a runner's build output
+#     goes to tests/results/<runner>.build.log.  A runner that does not build
+#     is not run (a stale binary is removed): its tests all FAIL with
+#     "runner could not be built: see tests/results/<runner>.build.log".
+#  2. Run every runner that was built (one-hour limit each).  A runner that
+#     dies outside a test (the harness isolates each test) or leaves no
+#     results gets all its tests FAILED with the reason.
+#  3. scripts/grade_table.sh: notices, the points table, summary.json,
+#     gradescope.json, and last the closing line
+#     "check-all: N passed, N failed, N skipped".
+# Exit status: non-zero if any test failed.  MAKE: the make to call
+# (the Makefile passes its own, with its -j); NB_RUNNER_TIMEOUT (3600 s).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+res=$top/tests/results
+make=${MAKE:-make}
+tmo=${NB_RUNNER_TIMEOUT:-3600}
+rm -rf "$res" && mkdir -p "$res"
+runners=(common "$@")
+printf '%s\n' "${runners[@]}" > "$res/.expected"
+
+# ---- 1. build, runner by runner ----
+built=()
+for r in "${runners[@]}"; do
+  log=$res/$r.build.log
+  printf 'check-all: building %s ... ' "$r"
+  if $make --no-print-directory -C "$top/tests" "run_$r" > "$log" 2>&1; then
+    echo ok
+    built+=("$r")
+  else
+    echo "FAILED (tests/results/$r.build.log)"
+    rm -f "$top/tests/run_$r"
+    echo "runner could not be built: see tests/results/$r.build.log" > "$res/$r.fail"
+    grep -m 8 -iE 'error|undefined reference|No rule' "$log" | sed 's/^/    /'
+  fi
+done
+# the common runner checks tests/manifest.tsv against these runners' --list
+export NB_GRADE_RUNNERS="${built[*]}"
+
+# ---- 2. run ----
+for r in "${built[@]}"; do
+  rc=0
+  (cd "$top/tests" && timeout "$tmo" "./run_$r") || rc=$?
+  [ -s "$res/$r.tsv" ] && continue
+  if [ $rc = 124 ]; then why="runner timed out after $tmo s"
+  elif [ $rc -gt 128 ]; then why="runner crashed: SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))) outside a test (exit status $rc)"
+  else why="runner exited with status $rc and left no results"; fi
+  rm -f "$res/$r.tsv" "$res/$r.json"
+  echo "$why" > "$res/$r.fail"
+  echo "check-all: $r: $why"
+done
+
+# ---- 3. the grade ----
+exec bash "$top/scripts/grade_table.sh" "$res" "$top/tests/manifest.tsv"
