@@ -6,9 +6,10 @@
 #   make diff STEP=03   what step 03 changes relative to step 02
 #   make clean
 # Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root)
-STEPS := $(patsubst %/Makefile,%,$(sort $(wildcard step0*/Makefile)))
-# the CUnit runners: common, one per step, and step04's tuned build
-RUNNERS := common $(STEPS) $(if $(filter step04_shared,$(STEPS)),step04_tuned)
+NB_TOP := .
+include tests/runners.mk
+STEPS   := $(NB_STEPS)
+RUNNERS := $(NB_RUNNERS)
 export CUNIT_PREFIX
 
 .PHONY: all run check-all deps deps-test sanitize diff movie clean common $(STEPS)
