@@ -53,7 +53,7 @@ typedef struct tuning {
  * of the block runs the same trips (the barriers), padded sources have mass
  * 0 and add exactly 0. */
 template <int R>
-__device__ __forceinline__ void tile_sum(const float4 *pos, float4 *tile, int jlo, int jhi, float eps2,
+static __device__ __forceinline__ void tile_sum(const float4 *pos, float4 *tile, int jlo, int jhi, float eps2,
                                          const float4 *pi, float *ax, float *ay, float *az)
 {
     for (int base = jlo; base < jhi; base += blockDim.x) {
@@ -81,7 +81,7 @@ __device__ __forceinline__ void tile_sum(const float4 *pos, float4 *tile, int jl
  * slices of slice_len sources.  S > 1: partial[s * n + i] holds slice s's
  * sum, tickets[column] counts the slices done (reset by the last one). */
 template <int R>
-__global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel, float4 *partial,
+static __global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel, float4 *partial,
                               unsigned *tickets, int n, int slice_len, float eps2, float hdt)
 {
     extern __shared__ float4 tile[];
@@ -137,7 +137,7 @@ __global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel, float
 }
 
 /* Leapfrog: v += a dt/2; x += v dt  (before the forces) ... */
-__global__ void kick_drift_kernel(float4 *pos, float3 *vel, const float3 *acc, int n, float dt)
+static __global__ void kick_drift_kernel(float4 *pos, float3 *vel, const float3 *acc, int n, float dt)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -151,7 +151,7 @@ __global__ void kick_drift_kernel(float4 *pos, float3 *vel, const float3 *acc, i
 }
 
 /* ... and v += a dt/2 (after them), when the force kernel does not. */
-__global__ void kick_kernel(float3 *vel, const float3 *acc, int n, float dt)
+static __global__ void kick_kernel(float3 *vel, const float3 *acc, int n, float dt)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -421,5 +421,5 @@ static int gpu_probe(const nb_options *o)
 extern "C" const nb_step nb_step04_tuned = {
     "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    gpu_report, NULL, gpu_destroy,
+    gpu_report, NULL, gpu_destroy, NULL,
 };
