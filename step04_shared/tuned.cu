@@ -115,6 +115,7 @@ static __global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel
             long long i = i0 + (long long)r * blockDim.x;
             float x = 0.0f, y = 0.0f, z = 0.0f;
             if (i < n)
+#pragma unroll 8
                 for (int q = 0; q < S; q++) {        /* the fixed order 0..S-1 */
                     float4 p = __ldcg(&partial[(long long)q * n + i]);
                     x += p.x; y += p.y; z += p.z;
@@ -245,8 +246,14 @@ static int capture(gpu_ctx *c)
     return NB_OK;
 }
 
-/* The tuning for n bodies on this device (see the file's header), then the
- * NB_TUNE overrides and --block. */
+/* The tuning for n bodies on this device, fitted to the measurements of
+ * tests/tune_step04 on an H100 (handouts/04_shared.md, "Going further"):
+ *  - N >= half the threads the GPU holds (SMs x threads per SM): block 512,
+ *    R = 2, no slices: the grid fills the GPU and register tiling pays;
+ *  - fewer bodies: block 128 below 2048 bodies, else 256; R = 2 from 8192
+ *    bodies; slices of clamp(N / 16, 64, 1024) sources, at most 2^22
+ *    partial sums (S * N) in all.
+ * Then the NB_TUNE overrides and --block. */
 static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
 {
     int dev = 0, sms = 1, per_sm = 2048;
@@ -257,10 +264,15 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
     memset(t, 0, sizeof *t);
     t->fuse = 1;
     t->graph = 1;
-    if (n >= 2 * slots) { t->block = 512; t->r = 2; }        /* the grid fills the GPU twice over */
-    else if (n >= slots / 2) { t->block = 256; t->r = 1; }
-    else { t->block = 128; t->r = 1; }
-    t->slices = 0;                                           /* 0: from the occupancy below */
+    if (2 * n >= slots) { t->block = 512; t->r = 2; t->slices = 1; }
+    else {
+        t->block = n < 2048 ? 128 : 256;
+        t->r = n >= 8192 ? 2 : 1;
+        long long len = n / 16 < 64 ? 64 : n / 16 > 1024 ? 1024 : n / 16;
+        long long s = (n + len - 1) / len;
+        while (s > 1 && s * n > (1LL << 22)) s--;
+        t->slices = (int)s;
+    }
     const char *env = getenv("NB_TUNE");
     if (env && *env) {
         char buf[256];
@@ -283,17 +295,6 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
     cudaFuncAttributes fa;
     NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<2>));
     if (t->r == 2 && t->block > fa.maxThreadsPerBlock) t->r = 1;   /* registers: R = 2 does not fit */
-    if (t->slices == 0) {
-        /* as many slices as make the resident grid hold ~all the threads it can */
-        int occ = 0;
-        size_t shm = (size_t)t->block * sizeof(float4);
-        if (t->r == 2) NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, forces_kernel<2>, t->block, shm));
-        else NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, forces_kernel<1>, t->block, shm));
-        long long resident = (long long)(occ > 0 ? occ : 1) * sms;
-        long long cols = (n + (long long)t->block * t->r - 1) / ((long long)t->block * t->r);
-        long long s = resident / cols;
-        t->slices = (int)(s < 1 ? 1 : s > 4096 ? 4096 : s);
-    }
     /* slices of at least TILE_UNROLL sources, a multiple of it */
     long long len = (n + t->slices - 1) / t->slices;
     len = (len + TILE_UNROLL - 1) / TILE_UNROLL * TILE_UNROLL;
