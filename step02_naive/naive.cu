@@ -7,9 +7,10 @@
  * forces, kick) and copies back only when asked.
  *
  * Napkin math (H100 SXM, 132 SMs): every thread of a warp reads the same j
- * at the same time, so each j costs two load instructions per warp (the
- * float3 is three 4-byte loads: LDG.E x3, plus the mass: four loads) served
- * from L1 -- the limit is load-issue and latency, not DRAM bandwidth.
+ * at the same time, so each j costs four load instructions per warp (the
+ * float3 is three 4-byte loads, LDG.E x3, plus one for the mass), all lanes
+ * at one address, served from L1 -- the limit is load issue and latency,
+ * not DRAM bandwidth.
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c naive.cu   (flags: common/config.mk) */
 #include <stdlib.h>
