@@ -3,13 +3,15 @@
 # on this machine and write them under handouts/results/<slug>/.
 #
 #   table1_cpu_vs_gpu.{md,csv}        CPU (1 thread, all cores) vs naive GPU
-#                                     (step02) vs optimized GPU (step04)
+#                                     (step02) vs optimized GPU (step04: the
+#                                     lesson kernel and the tuned build)
 #   table2_float3_float4_shared.{md,csv}  step02 vs step03 vs step04
-#   table3_barnes_hut.{md,csv}        all-pairs CPU vs tree CPU vs tree GPU,
-#                                     plus all-pairs GPU (the crossover)
+#   table3_barnes_hut.{md,csv}        all-pairs CPU vs tree CPU (1 thread
+#                                     and all cores) vs tree GPU, plus
+#                                     all-pairs GPU (the crossover)
 #   measurements.csv                  every run: status, command, full CSV line
 #
-# Protocol (DESIGN.md section 6): each configuration is one run of a step with
+# Protocol (docs/conventions.md, Timing): each configuration is one run of a step with
 # --bench --warmup 1 (one untimed step) and S timed steps; the tables show
 # step_ms_med (the median over the timed steps of the whole leapfrog step,
 # host<->device copies excluded).  S is chosen from the time the previous N
@@ -58,8 +60,8 @@ else
 fi
 WARMUP=1
 SEED=1
-IC12=cube      # the course reports' setup (DESIGN.md section 4)
-IC3=plummer    # the tree code's test case (DESIGN.md section 5)
+IC12=cube      # the course reports' set-up (docs/conventions.md, Initial conditions)
+IC3=plummer    # the tree code's test case (docs/conventions.md, Verification and tolerances)
 
 REGEN="make tables"
 [ "$QUICK" != 1 ] || REGEN="make tables QUICK=1"
@@ -78,8 +80,10 @@ add_series cpuall   step01_cpu       "--threads $THREADS"  cpuall  ap   "$IC12" 
 add_series s02      step02_naive     ""                    gpu     ap   "$IC12" "naive GPU (step02)"
 add_series s03      step03_float4    ""                    gpu     ap   "$IC12" "float4 GPU (step03)"
 add_series s04      step04_shared    ""                    gpu     ap   "$IC12" "float4 + shared GPU (step04)"
+add_series s04t     step04_shared/nbody_tuned ""           gpu     ap   "$IC12" "step04 tuned build (nbody_tuned)"
 add_series bh_cap   step01_cpu       "--threads 1"         cpu1    ap   "$IC3"  "all-pairs CPU, 1 thread (step01)"
-add_series bh_ctree step05_barneshut "--cpu"               cputree tree "$IC3"  "tree CPU, sequential (step05 --cpu)"
+add_series bh_ctree step05_barneshut "--cpu --threads 1"   cputree tree "$IC3"  "tree CPU, 1 thread (step05 --cpu)"
+add_series bh_ctall step05_barneshut "--cpu --threads $THREADS" cputree tree "$IC3" "tree CPU, $THREADS threads (step05 --cpu)"
 add_series bh_gtree step05_barneshut ""                    gputree tree "$IC3"  "tree GPU (step05)"
 add_series bh_gap   step04_shared    ""                    gpu     ap   "$IC3"  "all-pairs GPU (step04)"
 
@@ -87,11 +91,11 @@ is_gpu_kind() { case $1 in gpu|gputree) return 0;; *) return 1;; esac; }
 
 # --- the plan: GPU runs first, then CPU runs by increasing N -------------------
 PLAN=()
-for s in s02 s03 s04; do for n in $GRID1 $GRID1_EXT; do PLAN+=("$s $n"); done; done
+for s in s02 s03 s04 s04t; do for n in $GRID1 $GRID1_EXT; do PLAN+=("$s $n"); done; done
 for s in bh_gtree bh_gap; do for n in $GRID3; do PLAN+=("$s $n"); done; done
 CPU_PLAN=()
 for n in $GRID1 $GRID1_EXT; do CPU_PLAN+=("$n cpu1" "$n cpuall"); done
-for n in $GRID3; do CPU_PLAN+=("$n bh_cap" "$n bh_ctree"); done
+for n in $GRID3; do CPU_PLAN+=("$n bh_cap" "$n bh_ctree" "$n bh_ctall"); done
 while read -r n s; do PLAN+=("$s $n"); done < <(printf '%s\n' "${CPU_PLAN[@]}" | sort -n -s -k1,1)
 TOTAL=${#PLAN[@]}
 
@@ -360,8 +364,8 @@ END {
     for (k = 1; k <= nnotes; k++) print "- " notes[k]
 }'
 
-labels="cpu1=CPU 1 thread|cpuall=CPU $THREADS threads|s02=naive GPU (step02)|s03=float4 GPU (step03)|s04=float4+shared GPU (step04)|bh_cap=all-pairs CPU 1 thread (step01)|bh_ctree=tree CPU (step05 --cpu)|bh_gtree=tree GPU (step05)|bh_gap=all-pairs GPU (step04)"
-short="cpu1=CPU 1T|cpuall=CPU ${THREADS}T|s02=step02|s03=step03|s04=step04|bh_cap=all-pairs CPU|bh_ctree=tree CPU|bh_gtree=tree GPU|bh_gap=all-pairs GPU"
+labels="cpu1=CPU 1 thread|cpuall=CPU $THREADS threads|s02=naive GPU (step02)|s03=float4 GPU (step03)|s04=float4+shared GPU (step04)|s04t=step04 tuned (nbody_tuned)|bh_cap=all-pairs CPU 1 thread (step01)|bh_ctree=tree CPU 1 thread (step05 --cpu)|bh_ctall=tree CPU $THREADS threads (step05 --cpu)|bh_gtree=tree GPU (step05)|bh_gap=all-pairs GPU (step04)"
+short="cpu1=CPU 1T|cpuall=CPU ${THREADS}T|s02=step02|s03=step03|s04=step04|s04t=step04 tuned|bh_cap=all-pairs CPU|bh_ctree=tree CPU 1T|bh_ctall=tree CPU ${THREADS}T|bh_gtree=tree GPU|bh_gap=all-pairs GPU"
 # The CSV columns are named by the series ids; the Markdown uses the labels.
 make_table() {  # make_table FILEBASE GRID COLS RATIOS RATES  (writes md-body to stdout and csv to file)
     local base=$1 grid=$2 cols=$3 ratios=$4 rates=$5
@@ -382,7 +386,7 @@ gpu_note() {
     fi
 }
 protocol_line() {  # $1: ic
-    echo "Milliseconds per time step: the median over the timed steps, after $WARMUP untimed warm-up step, of the whole leapfrog step (kick, drift, force, kick; for the tree code also the tree build); host↔device copies excluded (DESIGN.md §6). Initial conditions \`$1\`, seed $SEED, default dt and ε; GPU steps at their default block size. Ratios are T(left) ÷ T(right): how many times faster the right-hand column is."
+    echo "Milliseconds per time step: the median over the timed steps, after $WARMUP untimed warm-up step, of the whole leapfrog step (kick, drift, force, kick; for the tree code also the tree build); host↔device copies excluded (docs/conventions.md, Timing). Initial conditions \`$1\`, seed $SEED, default dt and ε; GPU steps at their default block size. Ratios are T(left) ÷ T(right): how many times faster the right-hand column is."
 }
 
 T1="$OUT/table1_cpu_vs_gpu.md"
@@ -390,10 +394,10 @@ T1="$OUT/table1_cpu_vs_gpu.md"
     echo "# Table 1 — time per step: CPU vs naive GPU vs optimized GPU"
     echo ""
     protocol_line "$IC12"
-    echo "The course report's Table 1 has N = 1024 … 8192; larger N extend it for the GPU (and for the CPU as far as the time budget allows)."
+    echo "The course report's Table 1 has N = 1024 … 8192; larger N extend it for the GPU (and for the CPU as far as the time budget allows). step04 is shown twice: the lesson kernel (shared-memory tiling alone) and its tuned build (register tiling, j-slices for small N, fused kick, CUDA graphs; handouts/04_shared.md)."
     gpu_note
     echo ""
-    make_table table1_cpu_vs_gpu "$GRID1 $GRID1_EXT" "cpu1 cpuall s02 s04" "cpu1/s02 cpu1/s04 cpuall/s02 cpuall/s04" ""
+    make_table table1_cpu_vs_gpu "$GRID1 $GRID1_EXT" "cpu1 cpuall s02 s04 s04t" "cpu1/s02 cpu1/s04 cpuall/s04 s04/s04t" ""
     echo ""
     echo "Measured on:"
     echo "$STAMP"
@@ -427,11 +431,11 @@ T3="$OUT/table3_barnes_hut.md"
     fi
     gpu_note
     echo ""
-    make_table table3_barnes_hut "$GRID3" "bh_cap bh_ctree bh_gtree bh_gap" "bh_cap/bh_ctree bh_ctree/bh_gtree bh_cap/bh_gtree bh_gap/bh_gtree" ""
+    make_table table3_barnes_hut "$GRID3" "bh_cap bh_ctree bh_ctall bh_gtree bh_gap" "bh_cap/bh_ctree bh_ctree/bh_ctall bh_ctall/bh_gtree bh_gap/bh_gtree" ""
     echo ""
     echo "Measured on:"
     echo "$STAMP"
-    echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC3 --seed $SEED [--threads 1 | --cpu] --bench --csv --csv-header\`"
+    echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC3 --seed $SEED [--threads 1 | --cpu --threads T] --bench --csv --csv-header\`"
 } >"$T3"
 
 cat "$T1"; echo; cat "$T2"; echo; cat "$T3"
