@@ -164,11 +164,17 @@ int nb_ic_generate(const char *name, int64_t n, uint64_t seed, nb_state *s)
     return NB_OK;
 }
 
-/* A file given with --ic: opened once (a FIFO or a pipe is read once, as a
- * stream); TIPSY if named tipsy:FILE or if its first 32 bytes are a TIPSY
- * header, else a text state file -- unless those bytes hold a NUL byte: a
- * binary file that is not TIPSY is refused with what is wrong with its
- * header, not parsed as text. */
+int nb_ic_read_src(nb_src *src, int tipsy, nb_state *s)
+{
+    char why[400];
+    if (tipsy || nb_tipsy_detect(src, why, sizeof why)) return nb_tipsy_read_src(src, s);
+    if (memchr(src->head, '\0', src->head_len))
+        return nb_fail(NB_EXIT_USAGE, "--ic: '%s' is neither a text state file (it holds NUL bytes in "
+                       "its first %zu bytes: binary data) nor a TIPSY file: %s", nb_short(src->path),
+                       src->head_len, why);
+    return nb_state_read_src(src, s);
+}
+
 static int load_file(const char *ic, nb_state *s)
 {
     int tipsy = !strncmp(ic, "tipsy:", 6);
@@ -176,16 +182,7 @@ static int load_file(const char *ic, nb_state *s)
     nb_src src;
     int rc = nb_src_open(&src, path, tipsy ? "TIPSY file" : "state file");
     if (rc) return rc;
-    char why[400];
-    if (tipsy || nb_tipsy_detect(&src, why, sizeof why)) {
-        rc = nb_tipsy_read_src(&src, s);
-    } else if (memchr(src.head, '\0', src.head_len)) {
-        rc = nb_fail(NB_EXIT_USAGE, "--ic: '%s' is neither a text state file (it holds NUL bytes in "
-                     "its first %zu bytes: binary data) nor a TIPSY file: %s", nb_short(path),
-                     src.head_len, why);
-    } else {
-        rc = nb_state_read_src(&src, s);
-    }
+    rc = nb_ic_read_src(&src, tipsy, s);
     nb_src_close(&src);
     return rc;
 }

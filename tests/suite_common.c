@@ -16,7 +16,9 @@
 #include "nb_timer.h"
 #include "nb_validate.h"
 #include "nb_verify.h"
+#include <dirent.h>
 #include <sys/stat.h>
+#include "nb_fuzz.h"
 
 static void set_body(nb_state *s, int i, float m, float x, float y, float z, float vx, float vy, float vz)
 {
@@ -401,6 +403,42 @@ static void t_messages_and_memory(void)
     CU_ASSERT(!strcmp(why, "MemAvailable") || !strcmp(why, "cgroup limit"));
 }
 
+
+/* The fuzz corpus and every input the fuzzers ever broke the kit with
+ * (fuzz/regressions/<target>/), replayed through the normal build. */
+static void t_fuzz_replay(void)
+{
+    static const char *const sets[] = { "corpus", "regressions" };
+    static const char *const targets[] = { "state", "tipsy", "options" };
+    static unsigned char buf[1 << 20];
+    int count = 0;
+    setenv("NB_FAKE_MEM_AVAILABLE", "268435456", 1);       /* as under the fuzzer */
+    for (int a = 0; a < 2; a++)
+        for (int t = 0; t < 3; t++) {
+            char dir[1024];
+            snprintf(dir, sizeof dir, "%s/%s/%s", NB_FUZZ_DIR, sets[a], targets[t]);
+            DIR *d = opendir(dir);
+            if (!d) continue;
+            for (struct dirent *e; (e = readdir(d));) {
+                if (e->d_name[0] == '.') continue;
+                char path[2048];
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                FILE *f = fopen(path, "rb");
+                if (!f) continue;
+                size_t n = fread(buf, 1, sizeof buf, f);
+                fclose(f);
+                count++;
+                int rc = nb_fuzz_target(targets[t])(buf, n);
+                if (rc == NB_FUZZ_BROKEN) printf("       %s: %s\n", path, nb_fuzz_why());
+                CU_ASSERT(rc != NB_FUZZ_BROKEN);
+            }
+            closedir(d);
+        }
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+    printf("       %d inputs replayed from %s\n", count, NB_FUZZ_DIR);
+    CU_ASSERT(count > 0);
+}
+
 static void t_statistics(void)
 {
     double v[] = { 5, 1, 4, 2, 3 };
@@ -465,6 +503,7 @@ static const nb_test common_tests[] = {
     { "state_reader_bounded_streams_dirs", t_reader_limits, 2 },
     { "validate_in_float_and_watchdog", t_validate, 2 },
     { "messages_one_line_memory_check", t_messages_and_memory, 1 },
+    { "fuzz_regressions_replay", t_fuzz_replay, 1 },
     { "statistics_and_bench_summary", t_statistics, 1 },
     { "error_stats_and_tolerance", t_error_stats, 2 },
     NB_TEST_END
