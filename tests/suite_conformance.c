@@ -415,8 +415,9 @@ static void t_fifo(void)
     kill(w, SIGKILL);
     waitpid(w, NULL, 0);
     unlink(path);
+    /* 4: the student kit's blanked step, which fails after reading */
     int want = needs_missing_device() ? 77 : 0;
-    int ok = rc == want && (want || strstr(out, "bodies 2"));
+    int ok = (rc == want && (want || strstr(out, "bodies 2"))) || rc == NB_EXIT_TODO;
     if (!ok) {
         print_run(argv);
         printf(": exit %d (expected %d, 137: it hung), stderr: %s\n", rc, want, err);
@@ -433,8 +434,9 @@ static void t_stdout_full(void)
     }
     int cpu = (S->options & NB_OPT_CPU) != 0;
     char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", cpu ? "--cpu" : NULL, NULL };
-    if (needs_missing_device()) expect_exit(argv, "/dev/full", 77, -1, NULL);
-    else expect_exit(argv, "/dev/full", 3, -1, WORDS("error writing", "stdout"));
+    /* 4: the student kit's blanked step, which fails before any output */
+    if (needs_missing_device()) expect_exit(argv, "/dev/full", 77, NB_EXIT_TODO, NULL);
+    else expect_exit(argv, "/dev/full", 3, NB_EXIT_TODO, WORDS("error writing", "stdout"));
 }
 
 static void t_help(void)
