@@ -1,4 +1,4 @@
-/* nb_io.c -- the text state file (docs/conventions.md, "State files").
+/* nb_io.c -- the text state file (README.md, Conventions: "State files").
  *
  * One body per line: "m x y z vx vy vz"; '#' starts a comment; blank lines
  * are ignored.  Written with %.9g: 9 significant digits identify every float

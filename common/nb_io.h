@@ -1,5 +1,5 @@
 /* nb_io.h -- state files, TIPSY binaries and the input source they are read
- * from (docs/conventions.md, "State files").
+ * from (README.md, Conventions: "State files").
  *
  * Text state file: one body per line "m x y z vx vy vz", '#' starts a
  * comment, numbers written with 9 significant digits (every float

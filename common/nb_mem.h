@@ -1,5 +1,5 @@
 /* nb_mem.h -- host memory: how much a run may still allocate, checked
- * before allocating (docs/conventions.md, "Memory").
+ * before allocating (README.md, Conventions: "Memory").
  *
  * Available = the smaller of MemAvailable (/proc/meminfo) and, for every
  * memory cgroup of this process and its ancestors, limit - usage + the

@@ -1,5 +1,5 @@
 /* nb_validate.h -- what a run accepts, checked in float, the precision the
- * steps compute in (docs/conventions.md, "Accepted input"), and the
+ * steps compute in (README.md, Conventions: "Accepted input"), and the
  * non-finite watchdog of nb_main().
  *
  * Accepted: every mass and coordinate/velocity finite as a float; masses
