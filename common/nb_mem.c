@@ -23,14 +23,15 @@ static double read_number(const char *dir, const char *name)
     return end == buf ? -1 : v;
 }
 
-/* The value of 'key' in a "key value" file such as memory.stat, or 0. */
-static double read_key(const char *dir, const char *name, const char *key)
+/* The value of 'key' in a "key value" file such as memory.stat or
+ * /proc/meminfo, or missing if the file or the key is not there. */
+static double read_key(const char *dir, const char *name, const char *key, double missing)
 {
     char path[4300], line[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    double v = 0;
+    if (!f) return missing;
+    double v = missing;
     size_t klen = strlen(key);
     while (fgets(line, sizeof line, f))
         if (!strncmp(line, key, klen) && line[klen] == ' ') {
@@ -53,7 +54,7 @@ static double cgroup_room(const char *root, const char *rel, int v2)
         double used = read_number(dir, v2 ? "memory.current" : "memory.usage_in_bytes");
         /* v1 writes "no limit" as a huge page-aligned number */
         if (limit > 0 && limit < 4.0e18 && used >= 0) {
-            double cache = read_key(dir, "memory.stat", v2 ? "inactive_file" : "total_inactive_file");
+            double cache = read_key(dir, "memory.stat", v2 ? "inactive_file" : "total_inactive_file", 0);
             double room = limit - used + cache;
             if (room > limit) room = limit;
             if (room < 0) room = 0;
@@ -105,17 +106,8 @@ static double cgroup_available(void)
 
 static double meminfo_available(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return -1;
-    char line[256];
-    double v = -1;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "MemAvailable:", 13)) {
-            v = strtod(line + 13, NULL) * 1024.0;
-            break;
-        }
-    fclose(f);
-    return v;
+    double kib = read_key("/proc", "meminfo", "MemAvailable:", -1);
+    return kib < 0 ? -1 : kib * 1024.0;
 }
 
 double nb_mem_available(char *why, size_t len)
