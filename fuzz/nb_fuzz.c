@@ -1,4 +1,5 @@
 /* nb_fuzz.c -- the fuzz harnesses (see nb_fuzz.h). */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,4 +138,29 @@ nb_fuzz_fn nb_fuzz_target(const char *name)
     if (!strcmp(name, "tipsy")) return nb_fuzz_tipsy;
     if (!strcmp(name, "options")) return nb_fuzz_options;
     return NULL;
+}
+
+int nb_fuzz_replay(const char *dir, const char *target, int *count)
+{
+    static unsigned char buf[1 << 20];
+    nb_fuzz_fn fn = nb_fuzz_target(target);
+    DIR *d = fn ? opendir(dir) : NULL;
+    if (!d) return 0;
+    int broke = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        (*count)++;
+        if (fn(buf, n) == NB_FUZZ_BROKEN) {
+            fprintf(stderr, "%s: %s\n", path, nb_fuzz_why());
+            broke++;
+        }
+    }
+    closedir(d);
+    return broke;
 }

@@ -24,4 +24,8 @@ const char *nb_fuzz_why(void);
 typedef int (*nb_fuzz_fn)(const uint8_t *data, size_t size);
 nb_fuzz_fn nb_fuzz_target(const char *name);
 
+/* Run every file of dir through the harness of target; *count += the
+ * files run.  Returns how many broke an invariant (each named on stderr). */
+int nb_fuzz_replay(const char *dir, const char *target, int *count);
+
 #endif
