@@ -3,6 +3,7 @@
 #   make run         build and run every step this machine can run (the main job)
 #   make check-all   build and run every CUnit runner; points table and total
 #   make bench | tables | plots | profile | sanitize | movie | student-kit
+#   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (fuzz/Makefile)
 #   make diff STEP=03   what step 03 changes relative to step 02
 #   make clean
 # Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root)
@@ -12,7 +13,7 @@ STEPS   := $(NB_STEPS)
 RUNNERS := $(NB_RUNNERS)
 export CUNIT_PREFIX
 
-.PHONY: all run check-all deps deps-test sanitize diff movie clean common $(STEPS)
+.PHONY: all run check-all deps deps-test sanitize fuzz fuzz-regress diff movie clean common $(STEPS)
 all: deps $(STEPS)
 
 # common/ first, once: the steps (built in parallel with -j) only link it.
@@ -37,6 +38,13 @@ check-all: deps-test
 sanitize: all
 	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS))
 
+# libFuzzer targets of the readers and the option parser (fuzz/Makefile)
+FUZZ_SECONDS ?= 60
+fuzz:
+	@$(MAKE) --no-print-directory -C fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+fuzz-regress:
+	@$(MAKE) --no-print-directory -C fuzz regress
+
 # make diff STEP=03: the lesson of step 03 is its diff to step 02 (the two
 # steps' LESSON sources with the student-kit markers stripped; DIFF_ALL=1:
 # every file, raw)
@@ -53,5 +61,5 @@ movie:
 -include scripts/student_kit.mk
 
 clean:
-	@for d in common tests $(STEPS); do $(MAKE) --no-print-directory -C $$d clean; done
+	@for d in common tests fuzz $(STEPS); do $(MAKE) --no-print-directory -C $$d clean; done
 	rm -rf dist

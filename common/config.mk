@@ -29,6 +29,19 @@ CFLAGS  += $(CSTD) $(WARN) -fopenmp -I$(TOP_DIR)/common
 FORCE_CFLAGS := -ffast-math
 LDLIBS  += -lm -fopenmp
 
+# make SANITIZE=1: the host C code (and its links) with AddressSanitizer and
+# UndefinedBehaviorSanitizer; CUDA objects keep their flags.  Every host
+# object depends on NB_MODE_FILE, rewritten when the mode changes, so
+# switching rebuilds the host code (the CUDA objects do not change).
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+CFLAGS    += $(SAN_FLAGS)
+endif
+NB_MODE      := sanitize=$(SANITIZE)
+NB_MODE_FILE := $(TOP_DIR)/common/.build-mode
+NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)' ] || \
+                  echo '$(NB_MODE)' > '$(NB_MODE_FILE)')
+
 # libpng (frames, --render)
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS   := $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)

@@ -1,10 +1,17 @@
 /* nb_driver.c -- nb_main(): the program every step shares.
  *
- * parse options -> probe the device -> initial conditions -> step.init ->
- * (--bench: warm-up, then per-step timing) or plain steps -> --render frames
- * -> download -> --check against the double direct sum -> --save -> report.
+ * parse options -> a file's bodies (read and validated) -> host memory ->
+ * probe the device -> device memory -> a model's bodies (generated and
+ * validated) -> step.init -> (--bench: warm-up, then per-step timing) or
+ * plain steps -> --render frames -> download -> --check against the double
+ * direct sum -> --save -> report -> stdout flushed and checked.
+ * A watchdog downloads the state after the first step, every NB_WATCH_EVERY
+ * steps, at every frame and at the end: a non-finite position, velocity or
+ * acceleration (--check) stops the run with exit 3, so that no run exits 0
+ * with a non-finite state or saves one.
  * Human-readable results go to stdout (or one CSV line with --csv); errors are
  * one line on stderr, and the return value is the exit code. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +19,10 @@
 #include <unistd.h>
 #include "nb_ic.h"
 #include "nb_io.h"
+#include "nb_mem.h"
 #include "nb_render.h"
 #include "nb_step.h"
+#include "nb_validate.h"
 #include "nb_verify.h"
 
 #define NB_CSV_HEADER "step,n,steps,ic,seed,dt,eps,theta,block,threads,device,sms,clock_mhz," \
@@ -22,6 +31,14 @@
 
 /* Energy diagnostics (O(N^2) in double) are printed with --check up to this N. */
 #define NB_ENERGY_MAX_N 65536
+
+/* The watchdog downloads the state after step 1 and then every this many
+ * steps (a download is O(N), a step at least O(N log N)). */
+#define NB_WATCH_EVERY 100
+
+/* The GPU memory check of common/nb_cuda.cu: linked into the GPU steps only
+ * (a CPU step has no probe and never calls it). */
+extern int nb_cuda_fits(long long n, double bytes_per_body) __attribute__((weak));
 
 void nb_cpu_model(char *buf, size_t len)
 {
@@ -59,9 +76,19 @@ typedef struct run_ctx {
     int frame;
 } run_ctx;
 
-static int render_now(run_ctx *r)
+/* Download the state and stop on a non-finite value: 'done' steps so far. */
+static int watch(run_ctx *r, int64_t done)
 {
     int rc = r->step->download(r->ctx, &r->st);
+    if (rc) return rc;
+    char when[64];
+    snprintf(when, sizeof when, "after step %lld", (long long)done);
+    return nb_state_finite(&r->st, when);
+}
+
+static int render_now(run_ctx *r, int64_t done)
+{
+    int rc = watch(r, done);
     if (rc) return rc;
     nb_cells cells, *pc = NULL;
     if (r->o->render_tree && r->step->cells) {
@@ -84,11 +111,13 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     if ((rc = step->init(&r->ctx, &r->st, o))) return rc;
     if (o->render_dir) {
         if ((rc = nb_render_setup(&r->view, &r->st, o->render_size, o->render_dir))) return rc;
-        if ((rc = render_now(r))) return rc;
+        if ((rc = render_now(r, 0))) return rc;
     }
     nb_step_time *times = NULL;
+    int64_t done = 0;
     if (o->bench) {
         if (o->warmup > 0 && (rc = step->advance(r->ctx, o->warmup, NULL))) return rc;
+        done = o->warmup;
         times = calloc((size_t)(o->steps > 0 ? o->steps : 1), sizeof *times);
         if (!times) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
     }
@@ -96,11 +125,10 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     nb_progress_start(&prog, step->name, o->steps);
     for (int k = 0; k < o->steps; k++) {
         rc = step->advance(r->ctx, 1, times ? &times[k] : NULL);
+        done++;
+        if (!rc && o->render_dir && (k + 1) % o->render_every == 0) rc = render_now(r, done);
+        else if (!rc && k + 1 < o->steps && (k == 0 || (k + 1) % NB_WATCH_EVERY == 0)) rc = watch(r, done);
         if (rc) { free(times); return rc; }
-        if (o->render_dir && (k + 1) % o->render_every == 0 && (rc = render_now(r))) {
-            free(times);
-            return rc;
-        }
         nb_progress_update(&prog, k + 1);
     }
     nb_progress_end(&prog);
@@ -108,12 +136,15 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
         nb_bench_summarize(times, o->steps, bench);
         free(times);
     }
-    if ((rc = step->download(r->ctx, &r->st))) return rc;
+    if ((rc = watch(r, done))) return rc;
     if (o->check) {
         int64_t n = r->st.n;
         float *a = malloc((size_t)n * 3 * sizeof *a);
         if (!a) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for --check");
+        char when[64];
+        snprintf(when, sizeof when, "after step %lld (--check)", (long long)done);
         rc = step->accel(r->ctx, a, a + n, a + 2 * n);
+        if (!rc) rc = nb_accel_finite(a, a + n, a + 2 * n, n, when);
         if (!rc) rc = nb_accel_errors(&r->st, o->eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, err);
         free(a);
         if (rc) return rc;
@@ -127,7 +158,39 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     return NB_OK;
 }
 
-int nb_main(int argc, char **argv, const nb_step *step)
+/* Read a file or generate a model into r->st, with the memory checks first
+ * and the bodies validated in float (see the order at the top). */
+static int bodies(run_ctx *r, nb_options *o)
+{
+    const nb_step *step = r->step;
+    double host = step->host_bytes_per_body > 0 ? step->host_bytes_per_body
+                                                : NB_HOST_BYTES_PER_BODY_DEFAULT;
+    double dev = step->device_bytes_per_body > 0 ? step->device_bytes_per_body
+                                                 : NB_DEVICE_BYTES_PER_BODY_DEFAULT;
+    int model = nb_ic_is_model(o->ic), rc;
+    if (!model) {
+        /* a file is read first: a bad file is exit 2 on every machine, and
+         * its size is needed (the readers check the memory for themselves) */
+        if ((rc = nb_ic_load(o->ic, o->n, o->n_given, o->seed, &r->st))) return rc;
+        o->n = r->st.n;
+        if ((rc = nb_state_validate(&r->st, o->eps))) return rc;
+        rc = nb_mem_check(o->n, host, (double)o->n * 7.0 * sizeof(float), "", "");
+    } else {
+        /* the models have total mass 1 */
+        if ((rc = nb_eps_check(1.0, o->eps))) return rc;
+        rc = nb_mem_check(o->n, host, 0, "", "; use a smaller -n");
+    }
+    if (rc) return rc;
+    if (step->probe && (rc = step->probe(o))) return rc;
+    if (step->probe && !o->cpu && nb_cuda_fits && (rc = nb_cuda_fits((long long)o->n, dev))) return rc;
+    if (model) {
+        if ((rc = nb_ic_load(o->ic, o->n, o->n_given, o->seed, &r->st))) return rc;
+        if ((rc = nb_state_validate(&r->st, o->eps))) return rc;
+    }
+    return NB_OK;
+}
+
+static int nb_main_run(int argc, char **argv, const nb_step *step)
 {
     nb_options o;
     const char *prog = step->name;
@@ -136,37 +199,14 @@ int nb_main(int argc, char **argv, const nb_step *step)
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
     if (o.cpu && step->cpu_variant) step = step->cpu_variant;   /* from here on, one table */
 
-    /* A file is read first (a bad file is exit 2 on every machine, and its
-     * size is needed); a model is generated after the device probe has said
-     * that n bodies fit, and after a check of the host memory. */
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.step = step;
     r.o = &o;
-    int model = nb_ic_is_model(o.ic);
-    if (!model && (rc = nb_ic_load(o.ic, o.n, o.n_given, o.seed, &r.st))) {
-        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
-        return rc;
-    }
-    if (!model) o.n = r.st.n;
-    if (step->probe && (rc = step->probe(&o))) {
+    if ((rc = bodies(&r, &o))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         nb_state_free(&r.st);
         return rc;
-    }
-    if (model) {
-        /* the state, the step's host copies and the reference: ~64 B/body */
-        double need = (double)o.n * 64.0;
-        double avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-        if (avail > 0 && need > avail) {
-            fprintf(stderr, "%s: out of host memory: %lld bodies need about %.1f GiB, %.1f GiB are free; "
-                    "use a smaller -n\n", prog, (long long)o.n, need / 1073741824.0, avail / 1073741824.0);
-            return NB_EXIT_RUNTIME;
-        }
-        if ((rc = nb_ic_load(o.ic, o.n, o.n_given, o.seed, &r.st))) {
-            fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
-            return rc;
-        }
     }
     o.n = r.st.n;
     nb_bench bench;
@@ -249,4 +289,20 @@ int nb_main(int argc, char **argv, const nb_step *step)
         return NB_EXIT_CHECK;
     }
     return 0;
+}
+
+int nb_main(int argc, char **argv, const nb_step *step)
+{
+    int rc = nb_main_run(argc, argv, step);
+    /* results on a full disk or a closed pipe are an I/O error, not a success */
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno;
+    if (fclose(stdout) != 0 && !bad) { bad = 1; err = errno; }
+    if (bad && (rc == 0 || rc == NB_EXIT_CHECK)) {
+        fprintf(stderr, "%s: error writing the results to stdout: %s\n", step->name,
+                err ? strerror(err) : "I/O error");
+        return NB_EXIT_RUNTIME;
+    }
+    return rc;
 }

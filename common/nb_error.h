@@ -30,6 +30,15 @@ int nb_fail(int code, const char *fmt, ...)
  * code NB_EXIT_TODO.  The blanks of the solution regions return it. */
 int nb_todo(const char *what, const char *handout);
 const char *nb_errmsg(void);   /* the last message, "" if none */
+/* Messages are one line (control characters become '?'); one longer than
+ * 1024 bytes keeps its first and last 400 bytes, so the reason at its end
+ * survives a huge file name. */
+
+/* A file name or argument as a message quotes it: itself, or when longer
+ * than 2 * NB_SHORT_KEEP + 5 bytes its first and last NB_SHORT_KEEP bytes
+ * around "[...]" (one of 4 static buffers, in turn). */
+#define NB_SHORT_KEEP 100
+const char *nb_short(const char *s);
 int nb_errcode(void);          /* the last code, 0 if none */
 void nb_clear_error(void);
 

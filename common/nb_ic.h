@@ -36,6 +36,14 @@ const char *nb_ic_model_names(void);         /* "plummer, cube, disk, collision"
  * explicitly: n_given != 0). */
 int nb_ic_load(const char *ic, int64_t n, int n_given, uint64_t seed, nb_state *s);
 
+/* The file part of nb_ic_load on an open input (nb_io.h): TIPSY if tipsy
+ * != 0 (tipsy:FILE) or if the 32 bytes read ahead are a TIPSY header, else
+ * a text state file -- unless those bytes hold a NUL byte: a binary file
+ * that is not TIPSY is refused (NB_EXIT_USAGE) with what is wrong with its
+ * header instead of being parsed as text.  A FIFO or a pipe is read once. */
+struct nb_src;
+int nb_ic_read_src(struct nb_src *src, int tipsy, nb_state *s);
+
 #ifdef __cplusplus
 }
 #endif

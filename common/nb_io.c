@@ -1,47 +1,73 @@
-/* nb_io.c -- the text state file (DESIGN.md section 4).
+/* nb_io.c -- the text state file (README.md, Conventions: "State files").
  *
  * One body per line: "m x y z vx vy vz"; '#' starts a comment; blank lines
  * are ignored.  Written with %.9g: 9 significant digits identify every float
- * exactly, so load -> save -> load gives the same bits. */
+ * exactly, so load -> save -> load gives the same bits.
+ *
+ * Reading is strict and bounded: a line longer than NB_LINE_MAX bytes or
+ * holding a NUL byte is malformed (an endless line or binary data is
+ * refused at once instead of being read until memory runs out); every
+ * number must be finite after rounding to float, the precision the steps
+ * compute in; the arrays grow only while the host memory allows it. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nb_error.h"
 #include "nb_io.h"
+#include "nb_mem.h"
+#include "nb_options.h"
 
-static int grow(nb_state *s, int64_t *cap)
+#define STATE_BYTES_PER_BODY (7.0 * sizeof(float))
+
+static int grow(nb_state *s, int64_t *cap, const char *path)
 {
     int64_t nc = *cap ? *cap * 2 : 1024;
+    if (nc > NB_MAX_N) nc = NB_MAX_N;
+    char ctx[300];
+    snprintf(ctx, sizeof ctx, " reading '%s'", nb_short(path));
+    int rc = nb_mem_check(nc, STATE_BYTES_PER_BODY, (double)*cap * STATE_BYTES_PER_BODY, ctx, "");
+    if (rc) return rc;
     float **arrays[7] = { &s->m, &s->x, &s->y, &s->z, &s->vx, &s->vy, &s->vz };
     for (int k = 0; k < 7; k++) {
         float *p = realloc(*arrays[k], (size_t)nc * sizeof(float));
-        if (!p) return nb_fail(NB_EXIT_RUNTIME, "out of host memory reading a state file (%lld bodies)",
-                               (long long)nc);
+        if (!p) return nb_fail(NB_EXIT_RUNTIME, "out of host memory reading '%s': %lld bodies need "
+                               "%.1f MiB", nb_short(path), (long long)nc,
+                               (double)nc * STATE_BYTES_PER_BODY / 1048576.0);
         *arrays[k] = p;
     }
     *cap = nc;
     return NB_OK;
 }
 
-int nb_state_read(const char *path, nb_state *s)
+static const char *const field_name[7] = { "mass", "x", "y", "z", "vx", "vy", "vz" };
+
+int nb_state_read_src(nb_src *src, nb_state *s)
 {
     memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return nb_fail(NB_EXIT_USAGE, "--ic: cannot open '%s': %s (not a model name: %s)",
-                       path, strerror(errno), "plummer, cube, disk, collision");
-    char *line = NULL;
-    size_t linecap = 0;
+    const char *path = nb_short(src->path);
+    char line[NB_LINE_MAX + 1];
+    size_t len;
     int64_t cap = 0, n = 0, lineno = 0;
-    int rc = NB_OK;
-    while (getline(&line, &linecap, f) > 0) {
+    int rc = NB_OK, got;
+    while ((got = nb_src_line(src, line, sizeof line, &len)) != NB_LINE_EOF) {
         lineno++;
+        if (got == NB_LINE_LONG) {
+            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: malformed line: longer than %d bytes (not a state "
+                         "file?)", path, (long long)lineno, NB_LINE_MAX);
+            break;
+        }
+        if (got == NB_LINE_NUL) {
+            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: malformed line: a NUL byte at column %zu (binary "
+                         "data, not a text state file)", path, (long long)lineno, len + 1);
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
         char *p = line;
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+        while (*p == ' ' || *p == '\t' || *p == '\r') p++;
         if (!*p) continue;
         double v[7];
         int k;
@@ -49,43 +75,65 @@ int nb_state_read(const char *path, nb_state *s)
             char *end;
             errno = 0;
             v[k] = strtod(p, &end);
-            if (end == p || !isfinite(v[k]) || (*end && !strchr(" \t\r\n", *end))) break;
+            if (end == p || !isfinite(v[k]) || (*end && !strchr(" \t\r", *end))) break;
             p = end;
         }
-        while (k == 7 && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+        while (k == 7 && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
         if (k < 7 || *p) {
             rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: malformed line: expected 7 finite numbers "
                          "'m x y z vx vy vz'", path, (long long)lineno);
+            break;
+        }
+        for (k = 0; k < 7 && isfinite((float)v[k]); k++) {}
+        if (k < 7) {
+            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: %s %g overflows float (the steps compute in float: "
+                         "|value| <= %g)", path, (long long)lineno, field_name[k], v[k], (double)FLT_MAX);
             break;
         }
         if (v[0] < 0) {
             rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: negative mass %g", path, (long long)lineno, v[0]);
             break;
         }
-        if (n == cap && (rc = grow(s, &cap))) break;
+        if (n == NB_MAX_N) {
+            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: more than %lld bodies, the kit's limit", path,
+                         (long long)lineno, (long long)NB_MAX_N);
+            break;
+        }
+        if (n == cap && (rc = grow(s, &cap, src->path))) break;
         s->m[n] = (float)v[0];
         s->x[n] = (float)v[1];  s->y[n] = (float)v[2];  s->z[n] = (float)v[3];
         s->vx[n] = (float)v[4]; s->vy[n] = (float)v[5]; s->vz[n] = (float)v[6];
         n++;
     }
-    if (!rc && ferror(f)) rc = nb_fail(NB_EXIT_RUNTIME, "--ic: error reading '%s': %s", path, strerror(errno));
+    if (!rc && nb_src_error(src))
+        rc = nb_fail(NB_EXIT_RUNTIME, "--ic: error reading '%s': %s", path, strerror(errno));
     if (!rc && n == 0) rc = nb_fail(NB_EXIT_USAGE, "--ic: '%s' holds no bodies", path);
-    free(line);
-    fclose(f);
     if (rc) { s->n = 1; nb_state_free(s); return rc; }
     s->n = n;
     return NB_OK;
 }
 
+int nb_state_read(const char *path, nb_state *s)
+{
+    memset(s, 0, sizeof *s);
+    nb_src src;
+    int rc = nb_src_open(&src, path, "state file");
+    if (rc) return rc;
+    rc = nb_state_read_src(&src, s);
+    nb_src_close(&src);
+    return rc;
+}
+
 int nb_state_write(const char *path, const nb_state *s)
 {
     FILE *f = fopen(path, "w");
-    if (!f) return nb_fail(NB_EXIT_RUNTIME, "--save: cannot write '%s': %s", path, strerror(errno));
+    if (!f) return nb_fail(NB_EXIT_RUNTIME, "--save: cannot write '%s': %s", nb_short(path), strerror(errno));
     fprintf(f, "# nbody-lab state file: %lld bodies\n# m x y z vx vy vz\n", (long long)s->n);
     for (int64_t i = 0; i < s->n; i++)
         fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", s->m[i], s->x[i], s->y[i], s->z[i],
                 s->vx[i], s->vy[i], s->vz[i]);
     int bad = ferror(f);
-    if (fclose(f) || bad) return nb_fail(NB_EXIT_RUNTIME, "--save: error writing '%s': %s", path, strerror(errno));
+    if (fclose(f) || bad)
+        return nb_fail(NB_EXIT_RUNTIME, "--save: error writing '%s': %s", nb_short(path), strerror(errno));
     return NB_OK;
 }

@@ -70,7 +70,23 @@ typedef struct nb_step {
      * the options, so the variant is a whole step of its own (its probe, its
      * tolerance, its timings), under the same program name and options. */
     const struct nb_step *cpu_variant;
+    /* Memory per body, checked by nb_main() before anything is allocated
+     * (0: the defaults below).  host: every host byte a run allocates per
+     * body -- the nb_state (28 B), the step's own host copies (staging
+     * buffers, a CPU code's arrays, a tree's cells) and --check's
+     * accelerations (12 B); compared with the available memory (nb_mem.h).
+     * device: what init() allocates on the GPU per body, compared with the
+     * free device memory through nb_cuda_fits() after the step's probe
+     * (runs that use a device only: steps with a probe, not with --cpu). */
+    double host_bytes_per_body;
+    double device_bytes_per_body;
 } nb_step;
+
+/* Defaults for a step that leaves the fields 0: generous, so that a step
+ * without its own figures is refused rather than killed (the tree code:
+ * about 150 B/body on the host with --cpu, 107 B/body on the device). */
+#define NB_HOST_BYTES_PER_BODY_DEFAULT   256.0
+#define NB_DEVICE_BYTES_PER_BODY_DEFAULT 128.0
 
 /* The whole program: parse, generate/load, run, bench, check, save, render.
  * Returns the exit code (after printing one line on stderr if non-zero). */

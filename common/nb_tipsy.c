@@ -20,7 +20,11 @@
  * Reading is strict: the file size must be exactly what the header says
  * (shorter = truncated, longer = wrong counts or not TIPSY), ndim must be 3,
  * masses must be finite and >= 0, positions and velocities finite.  Every
- * refusal is NB_EXIT_USAGE with one message naming the file.
+ * refusal is NB_EXIT_USAGE with one message naming the file.  The host
+ * memory for the header's count is checked before allocating (exit 3 with
+ * the sizes).  A stream (FIFO, pipe) has no size: its header is detected
+ * from the counts alone and it is read to its end, which must come right
+ * after the last particle.
  *
  * Gas: the kit has gravity only, so gas particles are read as bodies like the
  * others (their mass, position and velocity; rho, temp, hsmooth, metals, phi
@@ -40,6 +44,7 @@
 
 #include "nb_error.h"
 #include "nb_io.h"
+#include "nb_mem.h"
 #include "nb_options.h"
 #include "nb_state.h"
 
@@ -136,44 +141,54 @@ static int64_t expected_size(const tipsy_header *h)
     return TIPSY_HEADER + TIPSY_GAS * h->nsph + TIPSY_DARK * h->ndark + TIPSY_STAR * h->nstar;
 }
 
-/* Read the header of an open file of 'size' bytes and pick the byte order.
- * Returns 1 (and *h, *big) if it looks like TIPSY, else 0. */
-static int probe_header(FILE *f, int64_t size, tipsy_header *h, int *big)
+/* Pick the byte order of a 32-byte header b of a file of 'size' bytes (-1:
+ * a stream, size unknown).  Returns 1 (and *h, *big) if it looks like TIPSY,
+ * else 0 and, in why, what is wrong with it. */
+static int probe_header(const unsigned char *b, int64_t size, tipsy_header *h, int *big,
+                        char *why, size_t len)
 {
-    unsigned char b[TIPSY_HEADER];
-    if (size < TIPSY_HEADER || fread(b, 1, TIPSY_HEADER, f) != TIPSY_HEADER)
-        return 0;
     tipsy_header le, be;
     decode_header(b, 0, &le);
     decode_header(b, 1, &be);
     int ok_le = header_plausible(&le), ok_be = header_plausible(&be);
-    if (ok_le && ok_be) {               /* both make sense: trust the file size */
+    if (ok_le && ok_be && size >= 0) {  /* both make sense: trust the file size */
         if (expected_size(&be) == size && expected_size(&le) != size)
             ok_le = 0;
     }
     if (ok_le) { *h = le; *big = 0; return 1; }
     if (ok_be) { *h = be; *big = 1; return 1; }
+    if (why)
+        snprintf(why, len, "the header's particle counts make no sense in either byte order "
+                 "(little-endian: nbodies %lld, ndim %lld, gas %lld + dark %lld + star %lld; "
+                 "big-endian: nbodies %lld, ndim %lld, gas %lld + dark %lld + star %lld; "
+                 "TIPSY needs nbodies = gas + dark + star and ndim 1..3)",
+                 (long long)le.nbodies, (long long)le.ndim, (long long)le.nsph, (long long)le.ndark,
+                 (long long)le.nstar, (long long)be.nbodies, (long long)be.ndim, (long long)be.nsph,
+                 (long long)be.ndark, (long long)be.nstar);
     return 0;
 }
 
-static int file_size(FILE *f, int64_t *size)
+int nb_tipsy_detect(const nb_src *src, char *why, size_t len)
 {
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-        return -1;
-    *size = (int64_t)st.st_size;
-    return 0;
+    tipsy_header h;
+    int big;
+    if (src->head_len < TIPSY_HEADER) {
+        if (why) snprintf(why, len, "%zu bytes, shorter than the 32-byte TIPSY header", src->head_len);
+        return 0;
+    }
+    return probe_header(src->head, src->regular ? src->size : -1, &h, &big, why, len);
 }
 
 int nb_tipsy_is_tipsy(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
-    int64_t size;
-    tipsy_header h;
-    int big, yes = file_size(f, &size) == 0 && probe_header(f, size, &h, &big);
-    fclose(f);
+    nb_src src;
+    if (nb_src_open(&src, path, "TIPSY file"))
+        return 0;
+    int yes = nb_tipsy_detect(&src, NULL, 0);
+    nb_src_close(&src);
     return yes;
 }
 
@@ -181,14 +196,18 @@ int nb_tipsy_is_tipsy(const char *path)
 
 /* Read 'count' particles of 'rec' bytes each into s starting at body 'first'.
  * Layout shared by all three kinds: mass, pos[3], vel[3] come first. */
-static int read_block(FILE *f, const char *path, int big, int64_t count, int rec,
+static int read_block(nb_src *src, const char *path, int big, int64_t count, int rec,
                       const char *kind, int64_t first, nb_state *s, unsigned char *buf)
 {
     for (int64_t done = 0; done < count;) {
         int64_t k = count - done < TIPSY_CHUNK ? count - done : TIPSY_CHUNK;
-        if (fread(buf, (size_t)rec, (size_t)k, f) != (size_t)k)
+        size_t want = (size_t)rec * (size_t)k;
+        if (nb_src_read(src, buf, want) != want) {
+            if (nb_src_error(src))
+                return nb_fail(NB_EXIT_RUNTIME, "--ic: error reading '%s': %s", path, strerror(errno));
             return nb_fail(NB_EXIT_USAGE, "%s: TIPSY file shorter than its header says "
-                           "(read error in the %s particles): truncated file", path, kind);
+                           "(it ends in the %s particles): truncated file", path, kind);
+        }
         for (int64_t j = 0; j < k; j++) {
             const unsigned char *p = buf + j * rec;
             int64_t i = first + done + j;
@@ -212,27 +231,20 @@ static int read_block(FILE *f, const char *path, int big, int64_t count, int rec
     return 0;
 }
 
-int nb_tipsy_read(const char *path, nb_state *s)
+int nb_tipsy_read_src(nb_src *src, nb_state *s)
 {
     memset(s, 0, sizeof *s);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return nb_fail(NB_EXIT_USAGE, "cannot open TIPSY file %s: %s", path, strerror(errno));
-    int64_t size;
-    if (file_size(f, &size) != 0) {
-        fclose(f);
-        return nb_fail(NB_EXIT_USAGE, "%s: not a regular file", path);
-    }
+    const char *path = nb_short(src->path);
+    int64_t size = src->regular ? src->size : -1;
     tipsy_header h;
     int big;
-    if (!probe_header(f, size, &h, &big)) {
-        fclose(f);
-        if (size < TIPSY_HEADER)
-            return nb_fail(NB_EXIT_USAGE, "%s: not a TIPSY file: %lld bytes, shorter than "
-                           "the 32-byte header", path, (long long)size);
-        return nb_fail(NB_EXIT_USAGE, "%s: not a TIPSY file: the header's particle counts "
-                       "make no sense in either byte order", path);
-    }
+    char why[400];
+    if (src->head_len < TIPSY_HEADER)
+        return nb_fail(NB_EXIT_USAGE, "%s: not a TIPSY file: %zu bytes, shorter than "
+                       "the 32-byte header", path, src->head_len);
+    if (!probe_header(src->head, size, &h, &big, why, sizeof why))
+        return nb_fail(NB_EXIT_USAGE, "%s: not a TIPSY file: %s", path, why);
+    src->head_pos = TIPSY_HEADER;                  /* the particles follow */
     int rc = 0;
     int64_t want = expected_size(&h);
     if (h.ndim != 3)
@@ -243,7 +255,7 @@ int nb_tipsy_read(const char *path, nb_state *s)
     else if (h.nbodies > NB_MAX_N)
         rc = nb_fail(NB_EXIT_USAGE, "%s: TIPSY file holds %lld particles, more than the "
                      "kit's limit %lld", path, (long long)h.nbodies, (long long)NB_MAX_N);
-    else if (size < want)
+    else if (size >= 0 && size < want)
         rc = nb_fail(NB_EXIT_USAGE, "%s: truncated TIPSY file: the header says %lld gas + "
                      "%lld dark + %lld star particles (%lld bytes) but the file has %lld bytes",
                      path, (long long)h.nsph, (long long)h.ndark, (long long)h.nstar,
@@ -254,26 +266,43 @@ int nb_tipsy_read(const char *path, nb_state *s)
                      "file has %lld (%lld extra)", path, (long long)h.nsph,
                      (long long)h.ndark, (long long)h.nstar, (long long)want,
                      (long long)size, (long long)(size - want));
-    if (rc) {
-        fclose(f);
+    if (!rc) {
+        char ctx[300];
+        snprintf(ctx, sizeof ctx, " reading TIPSY file '%s'", path);
+        rc = nb_mem_check(h.nbodies, 7.0 * sizeof(float), 0, ctx, " (the count its header gives)");
+    }
+    if (rc)
         return rc;
-    }
     unsigned char *buf = malloc((size_t)TIPSY_CHUNK * TIPSY_GAS);
-    if (!buf) {
-        fclose(f);
+    if (!buf)
         return nb_fail(NB_EXIT_RUNTIME, "out of memory reading %s", path);
-    }
     rc = nb_state_alloc(s, h.nbodies);
     if (!rc)
-        rc = read_block(f, path, big, h.nsph, TIPSY_GAS, "gas", 0, s, buf);
+        rc = read_block(src, path, big, h.nsph, TIPSY_GAS, "gas", 0, s, buf);
     if (!rc)
-        rc = read_block(f, path, big, h.ndark, TIPSY_DARK, "dark", h.nsph, s, buf);
+        rc = read_block(src, path, big, h.ndark, TIPSY_DARK, "dark", h.nsph, s, buf);
     if (!rc)
-        rc = read_block(f, path, big, h.nstar, TIPSY_STAR, "star", h.nsph + h.ndark, s, buf);
+        rc = read_block(src, path, big, h.nstar, TIPSY_STAR, "star", h.nsph + h.ndark, s, buf);
+    if (!rc && size < 0 && nb_src_getc(src) != EOF)   /* a stream: nothing may follow */
+        rc = nb_fail(NB_EXIT_USAGE, "%s: TIPSY header counts do not match the data: more "
+                     "bytes follow the %lld gas + %lld dark + %lld star particles (%lld bytes)",
+                     path, (long long)h.nsph, (long long)h.ndark, (long long)h.nstar,
+                     (long long)want);
     free(buf);
-    fclose(f);
     if (rc)
         nb_state_free(s);
+    return rc;
+}
+
+int nb_tipsy_read(const char *path, nb_state *s)
+{
+    memset(s, 0, sizeof *s);
+    nb_src src;
+    int rc = nb_src_open(&src, path, "TIPSY file");
+    if (rc)
+        return rc;
+    rc = nb_tipsy_read_src(&src, s);
+    nb_src_close(&src);
     return rc;
 }
 

@@ -36,10 +36,10 @@ $(COMMON_LIB) $(CUDA_COMMON_LIB): common
 common:
 	@$(MAKE) --no-print-directory -C $(TOP_DIR)/common $(if $(strip $(CU_SRCS)),all,host)
 
-$(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile
+$(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
 	$(CC) $(CFLAGS) $(FORCE_CFLAGS) -c -o $@ $<
 
-%.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile
+%.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 %.o: %.cu $(wildcard $(TOP_DIR)/common/*.h) Makefile

@@ -136,4 +136,8 @@ const nb_step nb_step01_cpu = {
     .report = NULL,
     .cells = NULL,
     .destroy = cpu_destroy,
+    /* the nb_state (7 floats), cpu_init()'s pos, vel, acc, tmp (float3 each)
+     * and mass, --check's accelerations (3 floats) */
+    .host_bytes_per_body = (double)(11 * sizeof(float) + 4 * sizeof(float3)),
+    .device_bytes_per_body = 0,
 };

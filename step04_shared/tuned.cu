@@ -409,8 +409,13 @@ static void gpu_report(void *p, FILE *out)
             c->t.block, c->t.r, c->t.slices, c->t.fuse, c->t.graph);
 }
 
-/* Device bytes per body without the partial sums (they depend on N). */
+/* Device bytes per body: the bodies, and the partial sums of up to 64
+ * slices (the picker keeps S * N <= 2^22: at most 64 per body from N = 65536
+ * on, and then only 64 MiB in all). */
 #define BYTES_PER_BODY (sizeof(float4) + 3 * sizeof(float3))
+/* Host bytes per body: the state (28), the staging buffer (16), --check's
+ * accelerations (12). */
+#define HOST_BYTES_PER_BODY (double)(10 * sizeof(float) + sizeof(float4))
 
 static int gpu_probe(const nb_options *o)
 {
@@ -423,4 +428,5 @@ extern "C" const nb_step nb_step04_tuned = {
     "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     gpu_report, NULL, gpu_destroy, NULL,
+    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY,
 };

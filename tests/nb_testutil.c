@@ -34,15 +34,22 @@ void nb_t_slurp(const char *path, char *buf, size_t len)
 
 int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_s)
 {
+    return nb_t_run_io(argv, NULL, out, outlen, err, errlen, timeout_s);
+}
+
+int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
+                size_t errlen, int timeout_s)
+{
     char po[600], pe[600];
-    snprintf(po, sizeof po, "%s", nb_t_tmpfile(2, ".out"));
+    snprintf(po, sizeof po, "%s", stdout_path ? stdout_path : nb_t_tmpfile(2, ".out"));
     snprintf(pe, sizeof pe, "%s", nb_t_tmpfile(3, ".err"));
+    if (out && outlen) out[0] = '\0';
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        int fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fo = stdout_path ? open(po, O_WRONLY) : open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int fi = open("/dev/null", O_RDONLY);
         if (fo < 0 || fe < 0 || fi < 0) _exit(126);
@@ -65,9 +72,11 @@ int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t err
         nanosleep(&ts, NULL);
         waited += 0.005;
     }
-    nb_t_slurp(po, out, outlen);
+    if (!stdout_path) {
+        nb_t_slurp(po, out, outlen);
+        unlink(po);
+    }
     nb_t_slurp(pe, err, errlen);
-    unlink(po);
     unlink(pe);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

@@ -14,6 +14,10 @@ int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t err
              int timeout_s);
 /* The beginning of file path into buf (NUL-terminated; "" if unreadable). */
 void nb_t_slurp(const char *path, char *buf, size_t len);
+/* The same with stdout sent to stdout_path (e.g. "/dev/full"; NULL: captured
+ * into out as above). */
+int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
+                size_t errlen, int timeout_s);
 /* Number of lines in s (a final line without '\n' counts). */
 int nb_t_count_lines(const char *s);
 

@@ -10,10 +10,14 @@
 #include "nb_grade.h"
 #include "nb_ic.h"
 #include "nb_io.h"
+#include "nb_mem.h"
 #include "nb_options.h"
 #include "nb_testutil.h"
 #include "nb_timer.h"
+#include "nb_validate.h"
 #include "nb_verify.h"
+#include <sys/stat.h>
+#include "nb_fuzz.h"
 
 static void set_body(nb_state *s, int i, float m, float x, float y, float z, float vx, float vy, float vz)
 {
@@ -252,6 +256,174 @@ static void t_state_roundtrip(void)
     nb_state_free(&a);
 }
 
+
+/* Read 'text' (len bytes) as a text state file; returns the code. */
+static int read_text(const char *text, size_t len, nb_state *s)
+{
+    const char *f = nb_t_tmpfile(0, ".txt");
+    FILE *fp = fopen(f, "wb");
+    if (!fp) return -1;
+    fwrite(text, 1, len, fp);
+    fclose(fp);
+    nb_clear_error();
+    int rc = nb_state_read(f, s);
+    unlink(f);
+    return rc;
+}
+
+/* The message must hold 'what' (printed when it does not). */
+static void msg_has(const char *what)
+{
+    if (!strstr(nb_errmsg(), what)) printf("       message without '%s': %s\n", what, nb_errmsg());
+    CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), what));
+    CU_ASSERT_PTR_NULL(strchr(nb_errmsg(), '\n'));
+}
+
+static void t_reader_limits(void)
+{
+    nb_state s;
+    static char line[NB_LINE_MAX + 100];
+    memset(line, '1', sizeof line);
+    CU_ASSERT_EQUAL(read_text(line, NB_LINE_MAX + 1, &s), NB_EXIT_USAGE);    /* no newline at all */
+    msg_has(":1: malformed line: longer than 4096");
+    memcpy(line, "1 0 0 0 0 0 0", 13);
+    memset(line + 13, ' ', NB_LINE_MAX - 13);
+    line[NB_LINE_MAX] = '\n';                                           /* exactly 4096 bytes: fine */
+    CU_ASSERT_EQUAL(read_text(line, NB_LINE_MAX + 1, &s), 0);
+    if (s.n) nb_state_free(&s);
+    const char nul[] = "1 0 0 0 0 0 0\n1 1 0 0\0 0 0 0\n";
+    CU_ASSERT_EQUAL(read_text(nul, sizeof nul - 1, &s), NB_EXIT_USAGE);
+    msg_has(":2: malformed line: a NUL byte at column 8");
+    const char big[] = "1 0 0 0 0 0 0\n1 1 0 0 0 -4e38 0\n";
+    CU_ASSERT_EQUAL(read_text(big, sizeof big - 1, &s), NB_EXIT_USAGE);
+    msg_has(":2: vy -4e+38 overflows float");
+    const char inf[] = "1 0 0 0 0 0 0\n1 1 0 0 0 inf 0\n";
+    CU_ASSERT_EQUAL(read_text(inf, sizeof inf - 1, &s), NB_EXIT_USAGE);
+    msg_has(":2: malformed line");
+    const char ok[] = "1 0 0 0 0 0 0\r\n\t# tab and CR\n2 1 0 0 0 3.4e38 0\n";
+    CU_ASSERT_EQUAL_FATAL(read_text(ok, sizeof ok - 1, &s), 0);
+    CU_ASSERT(s.n == 2 && s.m[1] == 2.0f && s.vy[1] == 3.4e38f);
+    nb_state_free(&s);
+    /* a directory is bad input (2), not a read error (3) */
+    const char *d = nb_t_tmpfile(1, ".d");
+    CU_ASSERT_EQUAL_FATAL(mkdir(d, 0700), 0);
+    nb_clear_error();
+    CU_ASSERT_EQUAL(nb_state_read(d, &s), NB_EXIT_USAGE);
+    msg_has("is a directory");
+    CU_ASSERT_EQUAL(nb_ic_load(d, 0, 0, 1, &s), NB_EXIT_USAGE);
+    rmdir(d);
+    /* a stream (here a memory buffer) is read once, the same way */
+    char buf[] = "0.5 0 0 0 0 0 0\n0.5 1 0 0 0 0 0\n";
+    nb_src src;
+    FILE *fp = fmemopen(buf, sizeof buf - 1, "rb");
+    CU_ASSERT_FATAL(fp != NULL);
+    CU_ASSERT_EQUAL_FATAL(nb_src_from_file(&src, fp, "stream", -1), 0);
+    CU_ASSERT_EQUAL(nb_state_read_src(&src, &s), 0);
+    CU_ASSERT_EQUAL(s.n, 2);
+    nb_src_close(&src);
+    nb_state_free(&s);
+    /* the arrays grow only while the host memory allows it */
+    setenv("NB_FAKE_MEM_AVAILABLE", "1000", 1);
+    CU_ASSERT_EQUAL(read_text(ok, sizeof ok - 1, &s), NB_EXIT_RUNTIME);
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+    msg_has("out of host memory reading");
+    msg_has("1024 bodies need about 28 KiB (28 B/body), 1 KiB are available (NB_FAKE_MEM_AVAILABLE)");
+}
+
+static void t_validate(void)
+{
+    nb_state s;
+    CU_ASSERT_FATAL(nb_state_alloc(&s, 3) == 0);
+    set_body(&s, 0, 1, 0, 0, 0, 0, 0, 0);
+    set_body(&s, 1, 1, 1, 0, 0, 0, 0, 0);
+    set_body(&s, 2, 0, -1e18f, 1e18f, 0, 3e38f, 0, 0);
+    CU_ASSERT_EQUAL(nb_state_validate(&s, 0.01), 0);
+    CU_ASSERT_EQUAL(nb_state_validate(&s, 1e-12), NB_EXIT_USAGE);       /* M/eps^3 = 2e36 */
+    msg_has("--eps 1e-12 is too small for these masses: M/eps^3 = 2e+36");
+    msg_has("eps >= 1.26e-12");
+    CU_ASSERT_EQUAL(nb_eps_check(1.0, 1e-14), NB_EXIT_USAGE);
+    msg_has("overflows float");
+    CU_ASSERT_EQUAL(nb_eps_check(1.0, 1e-12), 0);
+    s.y[2] = 2e18f;
+    CU_ASSERT_EQUAL(nb_state_validate(&s, 0.01), NB_EXIT_USAGE);
+    msg_has("body 2 has y = 2e+18");
+    s.y[2] = 0;
+    s.m[1] = 1e-40f;                                             /* a denormal: 0 on the GPU */
+    CU_ASSERT_EQUAL(nb_state_validate(&s, 0.01), NB_EXIT_USAGE);
+    msg_has("body 1 has mass");
+    s.m[0] = s.m[1] = 0;
+    CU_ASSERT_EQUAL(nb_state_validate(&s, 0.01), NB_EXIT_USAGE);
+    msg_has("every mass is 0");
+    s.m[0] = 1;
+    s.vz[1] = NAN;
+    CU_ASSERT_EQUAL(nb_state_validate(&s, 0.01), NB_EXIT_USAGE);
+    msg_has("body 1 has a non-finite vz");
+    /* the watchdog: exit 3, the first bad body, what and when */
+    CU_ASSERT_EQUAL(nb_state_finite(&s, "after step 7"), NB_EXIT_RUNTIME);
+    msg_has("body 1 has a non-finite velocity (vz = nan) after step 7");
+    s.vz[1] = 0;
+    s.x[2] = INFINITY;
+    CU_ASSERT_EQUAL(nb_state_finite(&s, "after step 1"), NB_EXIT_RUNTIME);
+    msg_has("body 2 has a non-finite position (x = inf) after step 1");
+    s.x[2] = 0;
+    CU_ASSERT_EQUAL(nb_state_finite(&s, "after step 1"), 0);
+    float a[3] = { 0, 0, 0 }, b[3] = { 0, NAN, 0 };
+    CU_ASSERT_EQUAL(nb_accel_finite(a, b, a, 3, "after step 0 (--check)"), NB_EXIT_RUNTIME);
+    msg_has("body 1 has a non-finite acceleration (ay = nan) after step 0");
+    CU_ASSERT_EQUAL(nb_accel_finite(a, a, a, 3, "x"), 0);
+    nb_state_free(&s);
+}
+
+static void t_messages_and_memory(void)
+{
+    static char path[100001];
+    memset(path, 'p', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    nb_fail(NB_EXIT_USAGE, "%s:12: malformed line: expected 7 finite numbers", path);
+    CU_ASSERT(strlen(nb_errmsg()) < 1024);
+    msg_has(":12: malformed line: expected 7 finite numbers");          /* the reason survives */
+    CU_ASSERT(strlen(nb_short(path)) == 2 * NB_SHORT_KEEP + 5);
+    CU_ASSERT_STRING_EQUAL(nb_short("short"), "short");
+    nb_fail(NB_EXIT_USAGE, "a\nb\rc");
+    CU_ASSERT_STRING_EQUAL(nb_errmsg(), "a?b?c");
+    char why[64];
+    setenv("NB_FAKE_MEM_AVAILABLE", "123456789", 1);
+    CU_ASSERT_DOUBLE_EQUAL(nb_mem_available(why, sizeof why), 123456789.0, 0);
+    CU_ASSERT_STRING_EQUAL(why, "NB_FAKE_MEM_AVAILABLE");
+    CU_ASSERT_EQUAL(nb_mem_check(1000, 100, 0, "", ""), 0);
+    CU_ASSERT_EQUAL(nb_mem_check(2000000, 100, 0, "", "; use a smaller -n"), NB_EXIT_RUNTIME);
+    msg_has("out of host memory: 2000000 bodies need about 190.7 MiB (100 B/body), 117.7 MiB are "
+            "available (NB_FAKE_MEM_AVAILABLE); use a smaller -n");
+    setenv("NB_FAKE_MEM_AVAILABLE", "lots", 1);                        /* not a number: ignored */
+    double real = nb_mem_available(why, sizeof why);
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+    printf("       available here: %.2f GiB (%s)\n", real / 1073741824.0, why);
+    CU_ASSERT(real > 0);
+    CU_ASSERT(!strcmp(why, "MemAvailable") || !strcmp(why, "cgroup limit"));
+}
+
+
+/* The fuzz corpus and every input the fuzzers ever broke the kit with
+ * (fuzz/regressions/<target>/), replayed through the normal build. */
+static void t_fuzz_replay(void)
+{
+    static const char *const sets[] = { "corpus", "regressions" };
+    static const char *const targets[] = { "state", "tipsy", "options" };
+    int count = 0, broke = 0;
+    setenv("NB_FAKE_MEM_AVAILABLE", "268435456", 1);       /* as under the fuzzer */
+    for (int a = 0; a < 2; a++)
+        for (int t = 0; t < 3; t++) {
+            char dir[1024];
+            snprintf(dir, sizeof dir, "%s/%s/%s", NB_FUZZ_DIR, sets[a], targets[t]);
+            fflush(stdout);
+            broke += nb_fuzz_replay(dir, targets[t], &count);   /* names each on stderr */
+        }
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+    printf("       %d inputs replayed from %s, %d broke an invariant\n", count, NB_FUZZ_DIR, broke);
+    CU_ASSERT_EQUAL(broke, 0);
+    CU_ASSERT(count > 0);
+}
+
 static void t_statistics(void)
 {
     double v[] = { 5, 1, 4, 2, 3 };
@@ -313,6 +485,10 @@ static const nb_test common_tests[] = {
     { "rng_and_models_deterministic", t_rng, 2 },
     { "parser_accepts_and_rejects", t_parser, 3 },
     { "state_file_roundtrip_and_errors", t_state_roundtrip, 2 },
+    { "state_reader_bounded_streams_dirs", t_reader_limits, 2 },
+    { "validate_in_float_and_watchdog", t_validate, 2 },
+    { "messages_one_line_memory_check", t_messages_and_memory, 1 },
+    { "fuzz_regressions_replay", t_fuzz_replay, 1 },
     { "statistics_and_bench_summary", t_statistics, 1 },
     { "error_stats_and_tolerance", t_error_stats, 2 },
     NB_TEST_END

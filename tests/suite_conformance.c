@@ -2,7 +2,10 @@
  * step (docs/conventions.md).  Two suites:
  *   conformance  physics through the nb_step interface (needs the step's
  *                device: inactive and SKIPPED without one);
- *   cli          the step's program: bad input refused, help, no device.
+ *   cli          the step's program: bad input refused, help, no device, and
+ *                hostile input refused cleanly (values out of float's range,
+ *                directories, NUL bytes, endless lines, a FIFO, a huge TIPSY
+ *                header, too little host memory, results to a full device).
  * A program with a --cpu variant (step05) registers both of its tables:
  * "conformance (gpu)" and "cli" for its own, "conformance (cpu)" for the
  * variant, whose program runs get --cpu.
@@ -18,10 +21,15 @@
  *    encounters (N = 2048, eps = 0.05, dt = 1e-3, 100 steps) |dE/E| stays
  *    near the O(dt^2) level; the bound is 1e-5 (measured on step01: ~1e-7).
  *    The tree code's force errors do work on the system: bound 1e-3. */
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "nb_grade.h"
 #include "nb_ic.h"
@@ -270,6 +278,190 @@ static void t_bad_files(void)
     unlink(path);
 }
 
+
+/* ---- cli: hostile input, refused cleanly on every step ---- */
+
+static void print_run(char **argv)
+{
+    printf("       '");
+    for (char **a = argv + 1; *a; a++) printf("%.120s%s", *a, a[1] ? " " : "");
+    printf("'");
+}
+
+/* Run argv (stdout to stdout_path, NULL: captured); the exit code must be
+ * want (or alt, if alt >= 0) with exactly one stderr line holding every
+ * string of must (NULL-terminated).  Prints what ran and what it got. */
+static void expect_exit(char **argv, const char *stdout_path, int want, int alt, const char *const *must)
+{
+    int rc = nb_t_run_io(argv, stdout_path, out, sizeof out, err, sizeof err, 60);
+    int lines = nb_t_count_lines(err);
+    int ok = (rc == want || (alt >= 0 && rc == alt)) && lines == 1;
+    const char *missing = NULL;
+    for (int k = 0; ok && rc == want && must && must[k]; k++)
+        if (!strstr(err, must[k])) { ok = 0; missing = must[k]; }
+    if (!ok) {
+        print_run(argv);
+        printf(": exit %d (expected %d", rc, want);
+        if (alt >= 0) printf(" or %d", alt);
+        if (missing) printf(", a message with '%s'", missing);
+        printf("), %d stderr lines: %s%s", lines, err, lines && err[strlen(err) - 1] == '\n' ? "" : "\n");
+    }
+    CU_ASSERT(ok);
+}
+
+#define EXPECT(code, alt, must, ...) do { char *a_[] = { (char *)BIN, __VA_ARGS__, NULL }; \
+    expect_exit(a_, NULL, code, alt, must); } while (0)
+#define WORDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* A GPU step exits 77 here when it has no device; --cpu steps never do. */
+static int needs_missing_device(void)
+{
+    return S->probe && !(S->options & NB_OPT_CPU) && nb_grade_gpu_skip(S) != NULL;
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    CU_ASSERT_EQUAL(fwrite(text, 1, len, fp), len);
+    fclose(fp);
+}
+
+static void t_physics_out_of_float(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".txt"));
+    /* m/eps^3 overflows float: every body's self term was inf * 0 = NaN */
+    EXPECT(2, -1, WORDS("--eps", "too small", "eps >="), "-n", "64", "-s", "1", "--eps", "1e-14");
+    /* a body 1e20 away: r^2 overflows float, rsqrt's Newton step gave NaN */
+    const char far[] = "0.4 0 0 0 0 0 0\n0.4 1 0 0 0 0 0\n0.2 1e20 0 0 0 0 0\n";
+    write_text(path, far, strlen(far));
+    EXPECT(2, -1, WORDS("body 2", "1e+18"), "--ic", path, "-s", "1");
+    /* finite in double, not in float */
+    const char heavy[] = "1 0 0 0 0 0 0\n1e39 1 0 0 0 0 0\n";
+    write_text(path, heavy, strlen(heavy));
+    EXPECT(2, -1, WORDS(":2:", "mass", "overflows float"), "--ic", path, "-s", "1");
+    const char wide[] = "1 -3e38 0 0 0 0 0\n1 3e38 0 0 0 0 0\n";
+    write_text(path, wide, strlen(wide));
+    EXPECT(2, -1, WORDS("body 0", "x = -3e+38"), "--ic", path, "-s", "1");
+    const char massless[] = "0 0 0 0 0 0 0\n0 1 0 0 0 0 0\n";
+    write_text(path, massless, strlen(massless));
+    EXPECT(2, -1, WORDS("mass"), "--ic", path);
+    unlink(path);
+}
+
+static void t_bad_input_files(void)
+{
+    char path[300], dir[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".txt"));
+    snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(1, ".d"));
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
+    EXPECT(2, -1, WORDS("directory"), "--ic", dir);
+    rmdir(dir);
+    /* two good lines, then NUL bytes (was: "bodies 2", exit 0) */
+    const char nul[] = "0.5 0 0 0 0 0 0\n0.5 1 0 0 0 0 0\n\0\0\0\0\0\0\0\0";
+    write_text(path, nul, sizeof nul - 1);
+    EXPECT(2, -1, WORDS(":3:", "NUL"), "--ic", path);
+    /* an endless line: 4 MB without a newline (was: read until memory ran out) */
+    FILE *fp = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    for (int k = 0; k < 4096; k++) {
+        char block[1024];
+        memset(block, '1', sizeof block);
+        fwrite(block, 1, sizeof block, fp);
+    }
+    fclose(fp);
+    EXPECT(2, -1, WORDS(":1:", "longer than"), "--ic", path);
+    EXPECT(2, -1, WORDS("NUL bytes", "TIPSY"), "--ic", "/dev/zero");
+    /* binary, not TIPSY: says what is wrong with the header, not "line 2" */
+    unsigned char bin[200];
+    for (size_t k = 0; k < sizeof bin; k++) bin[k] = (unsigned char)(k * 37 + 11);
+    memset(bin + 12, 0, 4);                         /* ndim 0 */
+    write_text(path, (const char *)bin, sizeof bin);
+    EXPECT(2, -1, WORDS("TIPSY file: the header", "ndim 0"), "--ic", path);
+    unlink(path);
+}
+
+/* A TIPSY file whose header says 2^31 - 1 bodies: sparse, it takes no
+ * disk space; the reader must refuse before allocating 56 GiB (the fake
+ * available memory makes the test the same on every machine). */
+static void t_huge_tipsy_header(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".bin"));
+    unsigned char h[32] = { 0 };
+    const uint32_t n = 2147483647u;
+    for (int k = 0; k < 4; k++) {
+        h[8 + k] = (unsigned char)(n >> (8 * k));   /* nbodies, little-endian */
+        h[20 + k] = (unsigned char)(n >> (8 * k));  /* ndark */
+    }
+    h[12] = 3;                                      /* ndim */
+    write_text(path, (const char *)h, sizeof h);
+    if (truncate(path, (off_t)(32 + 36 * (int64_t)n)) != 0) {
+        printf("       (skipped: the temporary file system takes no sparse file of 77 GB)\n");
+        unlink(path);
+        return;
+    }
+    setenv("NB_FAKE_MEM_AVAILABLE", "1073741824", 1);
+    EXPECT(3, -1, WORDS("out of host memory", "2147483647 bodies", "GiB"), "--ic", path);
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+    unlink(path);
+}
+
+static void t_fake_memory(void)
+{
+    setenv("NB_FAKE_MEM_AVAILABLE", "1000000", 1);
+    EXPECT(3, -1, WORDS("out of host memory", "100000 bodies", "available"), "-n", "100000", "-s", "1");
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+}
+
+/* A FIFO with a writer: read once (it used to be opened twice and hang). */
+static void t_fifo(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".fifo"));
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+    fflush(stdout);
+    pid_t w = fork();
+    CU_ASSERT_FATAL(w >= 0);
+    if (w == 0) {
+        int fd = open(path, O_WRONLY);
+        const char text[] = "0.5 0 0 0 0 0 0\n0.5 1 0 0 0 0 0\n";
+        if (fd < 0 || write(fd, text, sizeof text - 1) != (ssize_t)(sizeof text - 1)) _exit(1);
+        close(fd);
+        _exit(0);
+    }
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char *argv[] = { (char *)BIN, "--ic", path, "-s", "1", cpu ? "--cpu" : NULL, NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
+    kill(w, SIGKILL);
+    waitpid(w, NULL, 0);
+    unlink(path);
+    /* 4: the student kit's blanked step, which fails after reading */
+    int want = needs_missing_device() ? 77 : 0;
+    int ok = (rc == want && (want || strstr(out, "bodies 2"))) || rc == NB_EXIT_TODO;
+    if (!ok) {
+        print_run(argv);
+        printf(": exit %d (expected %d, 137: it hung), stderr: %s\n", rc, want, err);
+    }
+    CU_ASSERT(ok);
+}
+
+/* Results to a full device: an I/O error (exit 3), not a success. */
+static void t_stdout_full(void)
+{
+    if (access("/dev/full", W_OK) != 0) {
+        printf("       (skipped: no /dev/full here)\n");
+        return;
+    }
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", cpu ? "--cpu" : NULL, NULL };
+    /* 4: the student kit's blanked step, which fails before any output */
+    if (needs_missing_device()) expect_exit(argv, "/dev/full", 77, NB_EXIT_TODO, NULL);
+    else expect_exit(argv, "/dev/full", 3, NB_EXIT_TODO, WORDS("error writing", "stdout"));
+}
+
 static void t_help(void)
 {
     char *argv[] = { (char *)BIN, "--help", NULL };
@@ -318,6 +510,12 @@ static const nb_test cli_tests[] = {
     { "bad_numbers_exit_2", t_bad_numbers, 3 },
     { "bad_options_exit_2", t_bad_options, 3 },
     { "bad_files_exit_2", t_bad_files, 3 },
+    { "physics_out_of_float_exit_2", t_physics_out_of_float, 2 },
+    { "hostile_files_exit_2", t_bad_input_files, 2 },
+    { "huge_tipsy_header_exit_3", t_huge_tipsy_header, 1 },
+    { "host_memory_refused_exit_3", t_fake_memory, 1 },
+    { "fifo_read_once", t_fifo, 1 },
+    { "stdout_full_exit_3", t_stdout_full, 1 },
     { "help_lists_options", t_help, 1 },
     { "no_device_exit_77", t_no_device, 2 },
     NB_TEST_END

@@ -287,6 +287,80 @@ static void test_write_error(void)
     nb_state_free(&a);
 }
 
+
+/* ---- streams, memory, binary files that are not TIPSY ------------------- */
+
+/* Read the buffer as a stream (no size), as from a FIFO or a pipe. */
+static int read_stream(unsigned char *b, size_t len, nb_state *s)
+{
+    FILE *f = fmemopen(b, len, "rb");
+    if (!f) return -1;
+    nb_src src;
+    nb_clear_error();
+    int rc = nb_src_from_file(&src, f, "pipe", -1);
+    if (!rc) rc = nb_tipsy_read_src(&src, s);
+    nb_src_close(&src);
+    return rc;
+}
+
+static void test_streams(void)
+{
+    for (int big = 0; big < 2; big++) {
+        tp_buf t;
+        tp_make_mixed(&t, big, 2, 3, 4);
+        nb_state s;
+        char why[400];
+        FILE *f = fmemopen(t.b, t.len, "rb");
+        nb_src src;
+        CU_ASSERT_EQUAL_FATAL(nb_src_from_file(&src, f, "pipe", -1), 0);
+        CU_ASSERT_EQUAL(nb_tipsy_detect(&src, why, sizeof why), 1);    /* from the header alone */
+        nb_src_close(&src);
+        CU_ASSERT_EQUAL_FATAL(read_stream(t.b, t.len, &s), 0);
+        CU_ASSERT_EQUAL(s.n, 9);
+        CU_ASSERT_EQUAL(s.vz[8], tp_val(8, 6));
+        nb_state_free(&s);
+        CU_ASSERT_EQUAL(read_stream(t.b, t.len - 3, &s), NB_EXIT_USAGE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "truncated"));
+        t.b[t.len++] = 7;                                              /* one byte too many */
+        CU_ASSERT_EQUAL(read_stream(t.b, t.len, &s), NB_EXIT_USAGE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "more bytes follow"));
+    }
+}
+
+static void test_huge_count_memory(void)
+{
+    tp_buf t;
+    memset(&t, 0, sizeof t);
+    tp_header(&t, 0, 2000000000, 3, 0, 2000000000, 0);
+    nb_state s;
+    setenv("NB_FAKE_MEM_AVAILABLE", "1073741824", 1);
+    int rc = read_stream(t.b, t.len, &s);
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+    CU_ASSERT_EQUAL(rc, NB_EXIT_RUNTIME);
+    if (rc != NB_EXIT_RUNTIME) printf("       got %d: %s\n", rc, nb_errmsg());
+    CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "out of host memory reading TIPSY file 'pipe'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "2000000000 bodies need about 52.2 GiB"));
+    if (rc == 0) nb_state_free(&s);
+}
+
+static void test_binary_not_tipsy(void)
+{
+    const char *path = tp_path(3, ".bin");
+    tp_buf t;
+    tp_make_mixed(&t, 0, 0, 3, 4);
+    t.b[8] = 99;                                     /* nbodies != gas + dark + star */
+    CU_ASSERT_EQUAL_FATAL(tp_write_bytes(path, t.b, t.len), 0);
+    nb_state s;
+    nb_clear_error();
+    CU_ASSERT_EQUAL(nb_ic_load(path, 0, 0, 1, &s), NB_EXIT_USAGE);
+    const char *m = nb_errmsg();
+    if (!strstr(m, "neither a text state file")) printf("       %s\n", m);
+    CU_ASSERT_PTR_NOT_NULL(strstr(m, "neither a text state file"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(m, "little-endian: nbodies 99"));
+    CU_ASSERT_PTR_NULL(strstr(m, "malformed line"));
+    remove(path);
+}
+
 /* ---- collision model ------------------------------------------------------ */
 
 static void com(const nb_state *s, int64_t lo, int64_t hi, double *M, double c[6])
@@ -405,6 +479,9 @@ void nb_suite_tipsy_register(void)
         { "random_short_missing_refused", test_foreign_random_bytes, 1 },
         { "header_counts_vs_size_and_ndim", test_header_mismatch, 2 },
         { "write_error_exit_3", test_write_error, 1 },
+        { "streams_read_once_to_their_end", test_streams, 1 },
+        { "huge_header_count_out_of_memory", test_huge_count_memory, 1 },
+        { "binary_not_tipsy_says_why", test_binary_not_tipsy, 1 },
         { "collision_deterministic", test_collision_deterministic, 1 },
         { "collision_mass_com_small_n", test_collision_mass_com, 2 },
         { "collision_two_clumps_approaching", test_collision_two_clumps, 2 },
