@@ -9,7 +9,7 @@
 #    built with FORCE_CFLAGS = -ffast-math: it lets gcc vectorize the j-loop
 #    with a reordered reduction and compute 1/sqrtf(r2) as rsqrt + one
 #    Newton step, the CPU analogue of the GPU's rsqrtf.  Accuracy is still
-#    checked against the 1e-4 all-pairs tolerance (DESIGN.md section 5).
+#    checked against the 1e-4 all-pairs tolerance (docs/conventions.md, Verification and tolerances).
 #  * GPU code: -O3 and -ftz=true (flush denormals: positions and masses are
 #    never denormal, and it makes rsqrtf a single MUFU.RSQ instruction).
 #    Divisions and sqrt keep IEEE precision (-prec-div/-prec-sqrt default).

@@ -1,7 +1,7 @@
 /* nb_driver.c -- nb_main(): the program every step shares.
  *
- * parse options -> a file's bodies (read and validated) -> host memory ->
- * probe the device -> device memory -> a model's bodies (generated and
+ * parse options -> a file's bodies (read and validated) -> probe the device
+ * -> host memory -> device memory -> a model's bodies (generated and
  * validated) -> step.init -> (--bench: warm-up, then per-step timing) or
  * plain steps -> --render frames -> download -> --check against the double
  * direct sum -> --save -> report -> stdout flushed and checked.
@@ -174,15 +174,16 @@ static int bodies(run_ctx *r, nb_options *o)
         if ((rc = nb_ic_load(o->ic, o->n, o->n_given, o->seed, &r->st))) return rc;
         o->n = r->st.n;
         if ((rc = nb_state_validate(&r->st, o->eps))) return rc;
+        if (step->probe && (rc = step->probe(o))) return rc;
         rc = nb_mem_check(o->n, host, (double)o->n * 7.0 * sizeof(float), "", "");
     } else {
         /* the models have total mass 1 */
         if ((rc = nb_eps_check(1.0, o->eps))) return rc;
+        if (step->probe && (rc = step->probe(o))) return rc;
         rc = nb_mem_check(o->n, host, 0, "", "; use a smaller -n");
     }
     if (rc) return rc;
-    if (step->probe && (rc = step->probe(o))) return rc;
-    if (step->probe && !o->cpu && nb_cuda_fits && (rc = nb_cuda_fits((long long)o->n, dev))) return rc;
+    if (step->probe && nb_cuda_fits && (rc = nb_cuda_fits((long long)o->n, dev))) return rc;
     if (model) {
         if ((rc = nb_ic_load(o->ic, o->n, o->n_given, o->seed, &r->st))) return rc;
         if ((rc = nb_state_validate(&r->st, o->eps))) return rc;

@@ -1,6 +1,6 @@
 /* nb_error.h -- exit codes and the one-line error message every program prints.
  *
- * DESIGN.md section 3: 0 ok, 1 --check failed, 2 bad usage or bad input,
+ * docs/conventions.md, Exit codes: 0 ok, 1 --check failed, 2 bad usage or bad input,
  * 3 runtime failure (CUDA error, out of memory, I/O), 77 no usable CUDA
  * device.  The kit adds 4: "this step is not implemented yet" (student kit).
  * A failing function records one message with nb_fail() and returns its code;

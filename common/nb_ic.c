@@ -8,7 +8,6 @@
 #include <string.h>
 #include "nb_error.h"
 #include "nb_ic.h"
-#include "nb_io.h"
 
 #define NB_PI 3.14159265358979323846
 
@@ -136,67 +135,19 @@ static void disk(nb_state *s, nb_rng *r)
     }
 }
 
-static const char *models[] = { "plummer", "cube", "disk", "collision" };
-
-int nb_ic_is_model(const char *name)
+/* plummer, cube or disk (the one-galaxy models; collision is built from two
+ * disks in nb_ic_collision.c, the name dispatch is nb_ic_load.c). */
+int nb_ic_single(const char *name, int64_t n, uint64_t seed, nb_state *s)
 {
-    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++)
-        if (!strcmp(name, models[k])) return 1;
-    return 0;
-}
-
-const char *nb_ic_model_names(void) { return "plummer, cube, disk, collision"; }
-
-int nb_ic_generate(const char *name, int64_t n, uint64_t seed, nb_state *s)
-{
-    if (!nb_ic_is_model(name))
-        return nb_fail(NB_EXIT_USAGE, "--ic: unknown model '%s' (models: %s; or a file)",
-                       name, nb_ic_model_names());
-    if (!strcmp(name, "collision")) return nb_ic_collision(n, seed, s);
+    int which = !strcmp(name, "plummer") ? 0 : !strcmp(name, "cube") ? 1 : !strcmp(name, "disk") ? 2 : -1;
+    if (which < 0) return nb_fail(NB_EXIT_USAGE, "--ic: '%s' is not a one-galaxy model", name);
     int rc = nb_state_alloc(s, n);
     if (rc) return rc;
     nb_rng r;
     nb_rng_seed(&r, seed);
-    if (!strcmp(name, "plummer")) plummer(s, &r);
-    else if (!strcmp(name, "cube")) cube(s, &r);
+    if (which == 0) plummer(s, &r);
+    else if (which == 1) cube(s, &r);
     else disk(s, &r);
-    if (strcmp(name, "cube")) to_com_frame(s);
-    return NB_OK;
-}
-
-int nb_ic_read_src(nb_src *src, int tipsy, nb_state *s)
-{
-    char why[400];
-    if (tipsy || nb_tipsy_detect(src, why, sizeof why)) return nb_tipsy_read_src(src, s);
-    if (memchr(src->head, '\0', src->head_len))
-        return nb_fail(NB_EXIT_USAGE, "--ic: '%s' is neither a text state file (it holds NUL bytes in "
-                       "its first %zu bytes: binary data) nor a TIPSY file: %s", nb_short(src->path),
-                       src->head_len, why);
-    return nb_state_read_src(src, s);
-}
-
-static int load_file(const char *ic, nb_state *s)
-{
-    int tipsy = !strncmp(ic, "tipsy:", 6);
-    const char *path = tipsy ? ic + 6 : ic;
-    nb_src src;
-    int rc = nb_src_open(&src, path, tipsy ? "TIPSY file" : "state file");
-    if (rc) return rc;
-    rc = nb_ic_read_src(&src, tipsy, s);
-    nb_src_close(&src);
-    return rc;
-}
-
-int nb_ic_load(const char *ic, int64_t n, int n_given, uint64_t seed, nb_state *s)
-{
-    if (nb_ic_is_model(ic)) return nb_ic_generate(ic, n, seed, s);
-    int rc = load_file(ic, s);
-    if (rc) return rc;
-    if (n_given && s->n != n) {
-        long long got = (long long)s->n;
-        nb_state_free(s);
-        return nb_fail(NB_EXIT_USAGE, "--ic %s holds %lld bodies but -n asks for %lld (drop -n to use the file's)",
-                       nb_short(ic), got, (long long)n);
-    }
+    if (which != 1) to_com_frame(s);
     return NB_OK;
 }

@@ -18,15 +18,17 @@ void     nb_rng_seed(nb_rng *r, uint64_t seed);
 uint64_t nb_rng_next(nb_rng *r);
 double   nb_rng_uniform(nb_rng *r);          /* [0, 1), 53 random bits */
 
-/* Models (DESIGN.md section 4):
+/* Models (docs/conventions.md, Initial conditions):
  *  plummer   Plummer sphere in Henon units (M = 1, E = -1/4), Aarseth,
  *            Henon & Wielen (1974) sampling, centre of mass at rest at 0;
  *  cube      uniform in [-1, 1]^3, at rest, equal masses;
  *  disk      thin disk on circular orbits around a central body of mass 1/2;
- *  collision two disks on an approaching orbit (issue 6).
+ *  collision two disks on an approaching orbit (nb_ic_collision.c).
  * nb_ic_generate allocates and fills s; NB_EXIT_USAGE for an unknown name. */
 int nb_ic_generate(const char *name, int64_t n, uint64_t seed, nb_state *s);
 int nb_ic_is_model(const char *name);
+/* One of the one-galaxy models plummer, cube, disk (nb_ic.c). */
+int nb_ic_single(const char *name, int64_t n, uint64_t seed, nb_state *s);
 /* The two-galaxy collision model (common/nb_ic_collision.c). */
 int nb_ic_collision(int64_t n, uint64_t seed, nb_state *s);        /* 1 if name is a generated model */
 const char *nb_ic_model_names(void);         /* "plummer, cube, disk, collision" */

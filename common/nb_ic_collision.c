@@ -4,8 +4,8 @@
  * thin disk of radius 1 on circular orbits) approach each other on a bound,
  * nearly parabolic orbit, so that a run shows tidal tails and bridges:
  *
- *   galaxy A: bodies [0, n/2),    nb_ic_generate("disk", n/2,     seed_A)
- *   galaxy B: bodies [n/2, n),    nb_ic_generate("disk", n - n/2, seed_B)
+ *   galaxy A: bodies [0, n/2),    nb_ic_single("disk", n/2,     seed_A)
+ *   galaxy B: bodies [n/2, n),    nb_ic_single("disk", n - n/2, seed_B)
  *
  * with seed_A, seed_B two different 64-bit hashes of seed, so the model is a
  * deterministic function of (n, seed) like the others.
@@ -159,9 +159,9 @@ int nb_ic_collision(int64_t n, uint64_t seed, nb_state *s)
     memset(&gb, 0, sizeof gb);
     int rc = nb_state_alloc(s, n);
     if (!rc && na > 0)
-        rc = nb_ic_generate("disk", na, mix64(seed ^ 0x636F6C6C69736E41ULL), &ga);
+        rc = nb_ic_single("disk", na, mix64(seed ^ 0x636F6C6C69736E41ULL), &ga);
     if (!rc)
-        rc = nb_ic_generate("disk", nb, mix64(seed ^ 0x636F6C6C69736E42ULL), &gb);
+        rc = nb_ic_single("disk", nb, mix64(seed ^ 0x636F6C6C69736E42ULL), &gb);
     if (!rc && na > 0)
         rc = reweight(&ga, COLL_CENTRAL);
     if (!rc)

@@ -1,7 +1,7 @@
 /* nb_timer.h -- host clocks, per-step timing records, their summary, and the
  * progress line.
  *
- * What a figure covers (DESIGN.md section 6), the same in every step:
+ * What a figure covers (docs/conventions.md, Timing), the same in every step:
  *   force_ms  the force computation alone (the force kernel(s); for the tree
  *             code also the tree build, reported separately by the step);
  *   step_ms   the whole leapfrog step: kick, drift, tree build, force, kick.

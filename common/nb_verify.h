@@ -11,10 +11,10 @@
 extern "C" {
 #endif
 
-/* Default number of sampled target bodies for large N (DESIGN.md section 5). */
+/* Default number of sampled target bodies for large N (docs/conventions.md, Verification and tolerances). */
 #define NB_REF_SAMPLES 1024
 
-/* Tolerances (DESIGN.md section 5), with their reasons:
+/* Tolerances (docs/conventions.md, Verification and tolerances), with their reasons:
  * all-pairs float32: max relative error 1e-4 for N <= 65536 -- float32
  *   summation of N terms with rsqrt gives ~1e-6..1e-5; 1e-4 leaves a
  *   margin of 10x and still catches any wrong term (a missing or doubled
@@ -59,9 +59,9 @@ nb_tolerance nb_tolerance_for(int tree, double theta);
 /* The same for any N.  Above NB_TOL_ALLPAIRS_MAX_N bodies the float32 sum of
  * N terms loses digits (its rounding error grows with N, and bodies near the
  * centre, where the pulls nearly cancel, lose the most: measured on an H100
- * at N = 4,194,304, median 3e-4, p99 1.8e-3, max 6e-3).  DESIGN.md gives no
- * bound there; the kit checks all-pairs steps against the tree code's
- * statistics (median <= 1e-3, p99 <= 1e-2): an all-pairs sum must be at least
+ * at N = 4,194,304, median 3e-4, p99 1.8e-3, max 6e-3), so the max 1e-4
+ * bound cannot hold there; the kit checks all-pairs steps against the tree
+ * code's statistics (median <= 1e-3, p99 <= 1e-2): an all-pairs sum must be at least
  * as good as the approximation it is the reference for. */
 #define NB_TOL_ALLPAIRS_MAX_N 65536
 nb_tolerance nb_tolerance_for_n(int tree, double theta, int64_t n);

@@ -565,9 +565,19 @@ static int record_split(bh_gpu *g, const double ms[K_PHASES])
 
 /* ---- the nb_step interface ---------------------------------------------- */
 
+/* Memory per body (checked by nb_main before the bodies are generated):
+ * device: the bodies (float4 + 6 floats + 3 ints = 52 B) and the cells (92 B
+ * each, room for 0.6 per body at the start, grown by half when short: a
+ * Plummer sphere needs ~0.48); host: the state (28 B), the staging buffer
+ * (16 B) and --check's accelerations (12 B). */
+#define GPU_DEVICE_BYTES_PER_BODY (52.0 + 0.9 * 92.0)
+#define GPU_HOST_BYTES_PER_BODY   56.0
+
 static int gpu_probe(const nb_options *o)
 {
-    (void)o;
+    if (o && o->n > 2147483647LL / 2)
+        return nb_fail(NB_EXIT_USAGE, "the GPU tree code takes at most 2^30 bodies (got %lld)",
+                       (long long)o->n);
     return nb_cuda_probe();
 }
 
@@ -811,4 +821,5 @@ extern "C" const nb_step nb_step05_gpu = {
     "(--cpu: sequential tree code)",
     BH_STEP_OPTIONS, 1, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     gpu_report, gpu_cells, gpu_destroy, &nb_step05_cpu,
+    GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY,
 };

@@ -65,7 +65,7 @@ void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference)
 /* Suites of the common runner. */
 void nb_suite_common_register(void);   /* options, RNG, IC, references, I/O */
 void nb_suite_harness_register(void);  /* the harness itself (fake suites, grade table) */
-void nb_suite_render_register(void);   /* PNG frames (issue 6) */
-void nb_suite_tipsy_register(void);    /* TIPSY reader/writer (issue 6) */
+void nb_suite_render_register(void);   /* PNG frames */
+void nb_suite_tipsy_register(void);    /* TIPSY reader/writer */
 
 #endif

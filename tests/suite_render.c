@@ -1,4 +1,4 @@
-/* suite_render.c -- PNG frames (--render, issue 6).
+/* suite_render.c -- PNG frames (--render).
  *
  * The frame decodes with libpng and has the expected size and name; the
  * density of known configurations lands in the expected pixels (one body

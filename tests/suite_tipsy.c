@@ -1,4 +1,4 @@
-/* suite_tipsy.c -- TIPSY reader/writer and the collision model (issue 6).
+/* suite_tipsy.c -- TIPSY reader/writer and the collision model.
  *
  * TIPSY: round trips of generated bodies in both byte orders (bit for bit),
  * a hand-written file mixing gas, dark and star particles in both byte
