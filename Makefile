@@ -28,7 +28,7 @@ deps-test:
 	@scripts/ensure_deps.sh png cunit
 
 run: deps-test all
-	@scripts/run.sh $(STEPS)
+	@scripts/run.sh $(STEPS) $(if $(filter step04_shared,$(STEPS)),step04_shared/nbody_tuned)
 
 # check-all builds each runner with its step on its own (a step that does not
 # build fails its own tests only), runs them, and grades (scripts/check_all.sh).
@@ -36,7 +36,7 @@ check-all: deps-test
 	@MAKE='$(MAKE)' bash scripts/check_all.sh $(filter-out common,$(RUNNERS))
 
 sanitize: all
-	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS))
+	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(if $(filter step04_shared,$(STEPS)),step04_shared/nbody_tuned)
 
 # libFuzzer targets of the readers and the option parser (fuzz/Makefile)
 FUZZ_SECONDS ?= 60

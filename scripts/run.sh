@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # scripts/run.sh STEP... -- the main job: run every step on the same Plummer
-# sphere with --check, say which steps were skipped and why.
+# sphere with --check, say which steps were skipped and why.  A STEP is a
+# step folder (its program nbody) or folder/program (step04_shared/nbody_tuned).
 # Exit 0 when every step ran and passed or was skipped for want of a GPU.
 set -uo pipefail
 n=${N:-4096}
 status=0; ran=(); skipped=()
 for s in "$@"; do
-  [ -x "$s/nbody" ] || { echo "== $s: not built"; status=1; continue; }
-  echo "== $s: $s/nbody -n $n -s 10 --check --bench"
+  case $s in */*) bin=$s ;; *) bin=$s/nbody ;; esac
+  [ -x "$bin" ] || { echo "== $s: not built"; status=1; continue; }
+  echo "== $s: $bin -n $n -s 10 --check --bench"
   err=$(mktemp)
-  "$s/nbody" -n "$n" -s 10 --check --bench 2>"$err"; rc=$?
+  "$bin" -n "$n" -s 10 --check --bench 2>"$err"; rc=$?
   msg=$(cat "$err"); rm -f "$err"
   case $rc in
     0) ran+=("$s") ;;

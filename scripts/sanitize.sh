@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/sanitize.sh STEP... -- compute-sanitizer (memcheck with leak check,
+# scripts/sanitize.sh STEP... -- (STEP: a folder, or folder/program such as
+# step04_shared/nbody_tuned) compute-sanitizer (memcheck with leak check,
 # racecheck, synccheck, initcheck) on every kernel of each GPU step, at a
 # small N that is not a multiple of the block size.  Prints each tool's
 # ERROR SUMMARY; exit 1 if any tool reported an error, 77 without a GPU.
@@ -9,17 +10,18 @@ cs=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/com
 n=${N:-1000}
 status=0
 for s in "$@"; do
-  [ -x "$s/nbody" ] || { echo "sanitize: $s/nbody is not built" >&2; status=1; continue; }
+  case $s in */*) bin=$s ;; *) bin=$s/nbody ;; esac
+  [ -x "$bin" ] || { echo "sanitize: $bin is not built" >&2; status=1; continue; }
   extra=()
   [ "$s" = step05_barneshut ] && extra=(--theta 0.5)
-  "$s/nbody" -n 10 -s 0 >/dev/null 2>&1; rc=$?
+  "$bin" -n 10 -s 0 >/dev/null 2>&1; rc=$?
   if [ $rc = 77 ]; then echo "sanitize: $s skipped: no usable CUDA device"; [ $status = 0 ] && status=77; continue; fi
   for tool in memcheck racecheck synccheck initcheck; do
     opts=(--tool "$tool" --error-exitcode 1)
     [ "$tool" = memcheck ] && opts+=(--leak-check full)
     [ "$tool" = racecheck ] && opts+=(--racecheck-report all)
     log=$(mktemp)
-    "$cs" "${opts[@]}" "$s/nbody" -n "$n" -s 2 --block 96 --check "${extra[@]}" >"$log" 2>&1; rc=$?
+    "$cs" "${opts[@]}" "$bin" -n "$n" -s 2 --block 96 --check "${extra[@]}" >"$log" 2>&1; rc=$?
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
     printf '%-18s %-10s exit %d  %s\n' "$s" "$tool" "$rc" "${summary:-no summary}"
     if [ $rc != 0 ]; then status=1; grep -E "^=========" "$log" | head -30; fi
