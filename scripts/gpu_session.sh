@@ -1,61 +1,110 @@
 #!/usr/bin/env bash
-# scripts/gpu_session.sh -- everything the kit checks on a GPU host, in one
-# run: build, CUnit suites, sanitizers, SASS instruction count, benchmarks.
-# Logs go to $OUT (default ./gpu-logs).  CUnit comes from .carry/debs when
-# it is not installed (the GPU host of the course has no network):
+# scripts/gpu_session.sh -- everything the kit checks and measures on a GPU
+# host, in one run, logs in $OUT (default ./gpu-logs), packed at the end into
+# $OUT/session.tgz (a lent GPU machine returns a few files only).
+#
+#   PHASES="build check sanitize step06 profile mutants"   (the default)
+#   PHASES="build bench tables cpuscale"                   (timings: run alone)
+#
+#   build     make ARCH=sm_90 all, every test runner, tests/tune_step04
+#   check     make check-all (the official log), then the student view of one
+#             step: make -C step04_shared check
+#   sanitize  scripts/sanitize.sh on every GPU program, one process per step
+#   step06    scripts/gpu_check_step06.sh (when step06 exists)
+#   profile   Nsight Compute on step04 (lesson and tuned) at N = 4096
+#   mutants   MUTANTS=gpu make mutants (the GPU mutants), log in mutants_gpu.log
+#   bench     make bench;  tables: make tables (TABLES_BUDGET_S, default 240)
+#   cpuscale  scripts/cpu_tree_scaling.sh (step05 --cpu, 1..all threads)
+#
+# CUnit comes from .carry/debs when it is not installed (the GPU hosts of the
+# course have no network):
 #   here:  mkdir -p .carry/debs && (cd .carry/debs && apt-get download libcunit1 libcunit1-dev)
-# PHASES="build check sanitize sass bench big" selects what runs.
+# Each phase has a time limit (PHASE_TIMEOUT_S, 240 s) so a hang still leaves
+# its log.  Exit 0 always; the summary at the end says what failed.
 set -uo pipefail
-OUT=${OUT:-$PWD/gpu-logs}; mkdir -p "$OUT"
-PHASES=${PHASES:-"build check sanitize sass bench big"}
+OUT=${OUT:-$PWD/gpu-logs}; LOG=$OUT/logs; mkdir -p "$LOG"
+PHASES=${PHASES:-"build check sanitize step06 profile mutants"}
+TMO=${PHASE_TIMEOUT_S:-240}
 J=$(nproc)
+T0=$(date +%s)
+ts() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
+has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
 cu=()
 if ! echo '#include <CUnit/CUnit.h>' | gcc -E -x c - >/dev/null 2>&1; then
   mkdir -p /tmp/cu && for f in .carry/debs/*.deb; do dpkg -x "$f" /tmp/cu; done
   cu=(CUNIT_PREFIX=/tmp/cu/usr)
+  export CUNIT_PREFIX=/tmp/cu/usr
 fi
-mk=(make ARCH="${ARCH:-sm_90}")
-[ -n "${STEPS:-}" ] && mk+=(STEPS="$STEPS")
-has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
+mk=(make ARCH="${ARCH:-sm_90}" "${cu[@]}")
+export ARCH=${ARCH:-sm_90}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$LOG/gpu.txt"
+summary=()
+note() { summary+=("$*"); ts "$*"; }
+
 if has build; then
-  echo "== build"; time "${mk[@]}" -j"$J" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-  grep -iE "warning" "$OUT/build.log" | head -20
+  ts build
+  if ( time "${mk[@]}" -j"$J" all ) >"$LOG/build.log" 2>&1 &&
+     "${mk[@]}" -j"$J" -C tests tune_step04 >>"$LOG/build.log" 2>&1; then
+    note "build ok, $(grep -ci 'warning' "$LOG/build.log") warning lines"
+  else
+    tail -30 "$LOG/build.log"; note "BUILD FAILED"
+  fi
 fi
 if has check; then
-  echo "== check-all"; "${mk[@]}" check-all "${cu[@]}" >"$OUT/check.log" 2>&1; echo "check-all exit $?"
-  grep -vE "^  PASS|^gcc|^nvcc|^make|^rm |^ar " "$OUT/check.log" | tail -60
+  ts check-all
+  timeout $((TMO * 2)) "${mk[@]}" check-all >"$LOG/check-all.log" 2>&1; rc=$?
+  note "check-all exit $rc: $(grep '^check-all: ' "$LOG/check-all.log" | tail -1)"
+  sed -n '/^== grade ==/,$p' "$LOG/check-all.log"
+  grep -E '^  FAIL' "$LOG/check-all.log" | head -20
+  cp tests/results/summary.json tests/results/gradescope.json "$LOG/" 2>/dev/null
 fi
 if has sanitize; then
-  echo "== sanitize"; N=1000 scripts/sanitize.sh $(echo ${STEPS:-step02_naive step03_float4 step04_shared step05_barneshut} | tr " " "\n" | grep -v step01) 2>&1 | tee "$OUT/sanitize.log"
+  ts sanitize
+  progs="step02_naive step03_float4 step04_shared step04_shared/nbody_tuned step05_barneshut"
+  [ -x step06_multigpu/nbody ] && progs="$progs step06_multigpu"
+  for p in $progs; do
+    (N=1000 timeout "$TMO" scripts/sanitize.sh "$p" > "$LOG/sanitize_$(echo "$p" | tr / _).log" 2>&1; \
+     echo "exit $?" >> "$LOG/sanitize_$(echo "$p" | tr / _).log") &
+  done
+  wait
+  cat "$LOG"/sanitize_*.log > "$LOG/sanitize.log"
+  grep -E 'memcheck|racecheck|synccheck|initcheck|^exit' "$LOG/sanitize.log"
+  note "sanitize: $(grep -cE ' exit 0 ' "$LOG/sanitize.log") runs exit 0, $(grep -cE ' exit [1-9]' "$LOG/sanitize.log") failed"
 fi
-if has sass; then
-  echo "== sass"
-  for s in step02_naive step03_float4 step04_shared; do
-    cuobjdump -sass "$s/nbody" > "$OUT/sass_$s.txt" 2>&1
-    awk '/Function : .*forces_kernel/{f=1;next} /Function :/{f=0} f' "$OUT/sass_$s.txt" > /tmp/fk.txt
-    echo "$s forces_kernel: $(grep -cE '^\s+/\*[0-9a-f]+\*/' /tmp/fk.txt) instructions;" \
-      $(grep -oE '(FFMA|FADD|FMUL|MUFU\.RSQ|LDS\.128|LDS|LDG\.E\.128|LDG\.E\.64|LDG\.E|BAR\.SYNC|BRA)\b' /tmp/fk.txt | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')
-  done | tee "$OUT/sass_counts.txt"
+if has step06 && [ -x scripts/gpu_check_step06.sh ]; then
+  ts step06
+  timeout "$TMO" scripts/gpu_check_step06.sh >"$LOG/step06.log" 2>&1; rc=$?
+  tail -25 "$LOG/step06.log"; note "step06 check exit $rc"
+fi
+if has profile; then
+  ts profile
+  mkdir -p "$LOG/profile"
+  PROFILE_N=4096 PROFILE_STEPS="step04_shared step04_shared/nbody_tuned" RESULTS_DIR="$LOG/profile" \
+    timeout "$TMO" bash scripts/profile.sh >"$LOG/profile.log" 2>&1; rc=$?
+  note "profile N=4096 exit $rc"; tail -30 "$LOG/profile/profile.md" 2>/dev/null
+fi
+if has mutants && [ -x scripts/mutants.sh ]; then
+  ts mutants
+  MUTANTS=gpu JOBS=${MUTANT_JOBS:-8} MUTANTS_LOG="$LOG/mutants_gpu.log" NB_TEST_TIMEOUT=60 \
+    timeout $((TMO * 2)) "${mk[@]}" mutants >"$LOG/mutants_run.log" 2>&1; rc=$?
+  tail -40 "$LOG/mutants_run.log"; note "GPU mutants exit $rc: $(grep '^mutants:' "$LOG/mutants_run.log" | tail -1)"
 fi
 if has bench; then
-  echo "== bench"
-  for s in step02_naive step03_float4 step04_shared; do
-    for n in 65536 1048576; do
-      "$s/nbody" -n $n -s 5 --warmup 1 --bench --csv ${BLOCK:+--block $BLOCK}
-    done
-  done | tee "$OUT/bench.csv"
-  for b in 128 256 512; do step04_shared/nbody -n 1048576 -s 5 --bench --csv --block $b; done | tee -a "$OUT/bench.csv"
-  # step04 with 1, 2 (the default) and 4 bodies per thread
-  for r in 1 4 2; do
-    "${mk[@]}" -s -B -C step04_shared EXTRA_NVCCFLAGS=-DBODIES_PER_THREAD=$r >/dev/null 2>&1
-    cuobjdump -sass step04_shared/nbody | awk '/Function : .*forces_kernel/{f=1;next} /Function :/{f=0} f' > /tmp/fk.txt
-    echo "R=$r: $(grep -cE '^\s+/\*[0-9a-f]+\*/' /tmp/fk.txt) instructions;" $(grep -oE '(FFMA|FADD|FMUL|MUFU\.RSQ|LDS\.128|BAR\.SYNC|BRA)\b' /tmp/fk.txt | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')
-    for b in 128 256; do echo -n "R=$r "; step04_shared/nbody -n 1048576 -s 5 --bench --csv --block $b; done
-  done | tee "$OUT/bench_r.txt"
+  ts bench
+  BENCH_TARGET_S=${BENCH_TARGET_S:-0.5} timeout "$TMO" "${mk[@]}" bench >"$LOG/bench.md" 2>"$LOG/bench.err"; rc=$?
+  cat "$LOG/bench.md"; note "bench exit $rc"
 fi
-if has big; then
-  echo "== big"
-  step04_shared/nbody -n 4194304 -s 1 --warmup 0 --bench --check 2>&1 | tee "$OUT/big.log"
-  step02_naive/nbody -n 2000000000 -s 0; echo "exit $? (expect 3: does not fit)"
+if has tables; then
+  ts tables
+  TABLES_BUDGET_S=${TABLES_BUDGET_S:-240} SLUG=h100 timeout $((TMO * 2)) "${mk[@]}" tables >"$LOG/tables.log" 2>&1; rc=$?
+  note "tables exit $rc"; tail -5 "$LOG/tables.log"
+  tar czf "$OUT/results_h100.tgz" handouts/results/h100 2>/dev/null
 fi
+if has cpuscale && [ -x scripts/cpu_tree_scaling.sh ]; then
+  ts cpuscale
+  timeout "$TMO" scripts/cpu_tree_scaling.sh >"$LOG/cpu_tree_scaling.log" 2>&1; rc=$?
+  cat "$LOG/cpu_tree_scaling.log"; note "cpu scaling exit $rc"
+fi
+tar czf "$OUT/session.tgz" -C "$OUT" logs
+echo; echo "== summary"; printf '  %s\n' "${summary[@]}"
+exit 0
