@@ -137,30 +137,11 @@ static __global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel
     }
 }
 
-/* Leapfrog: v += a dt/2; x += v dt  (before the forces) ... */
-static __global__ void kick_drift_kernel(float4 *pos, float3 *vel, const float3 *acc, int n, float dt)
-{
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float h = 0.5f * dt;
-    float3 v = vel[i], a = acc[i];
-    float4 p = pos[i];
-    v.x += h * a.x; v.y += h * a.y; v.z += h * a.z;
-    p.x += dt * v.x; p.y += dt * v.y; p.z += dt * v.z;
-    vel[i] = v;
-    pos[i] = p;
-}
-
-/* ... and v += a dt/2 (after them), when the force kernel does not. */
-static __global__ void kick_kernel(float3 *vel, const float3 *acc, int n, float dt)
-{
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float h = 0.5f * dt;
-    float3 v = vel[i], a = acc[i];
-    v.x += h * a.x; v.y += h * a.y; v.z += h * a.z;
-    vel[i] = v;
-}
+/* The leapfrog's kick + drift and kick kernels are the lesson's
+ * (shared.cu): v += a dt/2; x += v dt before the forces, v += a dt/2 after
+ * them (the latter only when the force kernel does not fuse it). */
+__global__ void kick_drift_kernel(float4 *pos, float3 *vel, const float3 *acc, int n, float dt);
+__global__ void kick_kernel(float3 *vel, const float3 *acc, int n, float dt);
 
 typedef struct gpu_ctx {
     int n, poison;
