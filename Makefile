@@ -10,7 +10,8 @@
 NB_TOP := .
 include tests/runners.mk
 STEPS   := $(NB_STEPS)
-RUNNERS := $(NB_RUNNERS)
+# STEPS=... on the command line narrows every target to those steps
+RUNNERS  = $(call nb_runners,$(STEPS))
 export CUNIT_PREFIX
 
 .PHONY: all run check-all deps deps-test sanitize fuzz fuzz-regress diff movie clean common $(STEPS)

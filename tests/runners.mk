@@ -3,4 +3,6 @@
 # not listed), and step04's tuned build (a second program of step04_shared).
 # Paths are relative to the including Makefile's directory (NB_TOP).
 NB_STEPS   := $(patsubst $(NB_TOP)/%/Makefile,%,$(sort $(wildcard $(NB_TOP)/step0*/Makefile)))
-NB_RUNNERS := common $(NB_STEPS) $(if $(filter step04_shared,$(NB_STEPS)),step04_tuned)
+# $(call nb_runners,STEPS): the runners of those steps
+nb_runners = common $(1) $(if $(filter step04_shared,$(1)),step04_tuned)
+NB_RUNNERS := $(call nb_runners,$(NB_STEPS))
