@@ -7,5 +7,6 @@ int main(int argc, char **argv)
 {
     nb_conformance_register(&nb_step02_naive, STEP_BINARY);
     nb_gpu_allpairs_register(&nb_step02_naive, &nb_step01_cpu);
+    nb_sanitizer_register(&nb_step02_naive, STEP_BINARY, NULL, 0);
     return nb_grade_main("step02_naive", argc, argv);
 }

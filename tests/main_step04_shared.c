@@ -7,5 +7,6 @@ int main(int argc, char **argv)
 {
     nb_conformance_register(&nb_step04_shared, STEP_BINARY);
     nb_gpu_allpairs_register(&nb_step04_shared, &nb_step01_cpu);
+    nb_sanitizer_register(&nb_step04_shared, STEP_BINARY, NULL, 1);
     return nb_grade_main("step04_shared", argc, argv);
 }

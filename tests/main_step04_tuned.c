@@ -9,5 +9,6 @@ int main(int argc, char **argv)
 {
     nb_conformance_register(&nb_step04_tuned, STEP_BINARY);
     nb_gpu_allpairs_register(&nb_step04_tuned, &nb_step01_cpu);
+    nb_sanitizer_register(&nb_step04_tuned, STEP_BINARY, NULL, 1);
     return nb_grade_main("step04_tuned", argc, argv);
 }

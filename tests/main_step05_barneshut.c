@@ -12,5 +12,6 @@ int main(int argc, char **argv)
     nb_conformance_register(&nb_step05_gpu, STEP_BINARY);
     nb_conformance_register(&nb_step05_cpu, STEP_BINARY);
     nb_tree_register();
+    nb_sanitizer_register(&nb_step05_gpu, STEP_BINARY, NULL, 1);
     return nb_grade_main("step05_barneshut", argc, argv);
 }

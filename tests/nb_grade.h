@@ -59,6 +59,10 @@ int nb_grade_main(const char *runner, int argc, char **argv);
  *   nb_conformance_register(&nb_step05_gpu, STEP_BINARY);  "conformance (gpu)", "cli"
  *   nb_conformance_register(&nb_step05_cpu, STEP_BINARY);  "conformance (cpu)", runs get --cpu */
 void nb_conformance_register(const nb_step *step, const char *binary);
+/* The program under compute-sanitizer: memcheck, and racecheck when the step
+ * shares memory between threads (tests/suite_sanitizer.c).  extra: one more
+ * option for the program, or NULL. */
+void nb_sanitizer_register(const nb_step *step, const char *binary, const char *extra, int racecheck);
 /* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c). */
 void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference);
 
