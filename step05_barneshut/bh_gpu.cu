@@ -74,7 +74,7 @@ typedef struct bh_status {
  * one 16-byte load in the force walk. */
 typedef struct bh_dev {
     int n, cap;
-    int lo, hi;                     /* k_force walks tree order [lo, hi): 0, n here (step06: a slice) */
+    int lo, hi;                     /* k_force walks tree order [lo, hi): 0, n; step06 a slice */
     float4 *pos;                    /* x, y, z, m */
     float *vx, *vy, *vz, *ax, *ay, *az;
     int *chain;                     /* next body of the same leaf */
