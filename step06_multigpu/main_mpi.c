@@ -71,8 +71,8 @@ int main(int argc, char **argv)
     if (!under_launcher()) {
         if (asks_help(argc, argv)) return nb_main(argc, argv, &nb_step06_multigpu);
         fprintf(stderr, "step06_multigpu: nbody_mpi runs one process per GPU: start it with "
-                "mpirun -np P %s ...; for one process driving every GPU use step06_multigpu/nbody\n",
-                argv[0]);
+                "mpirun -np P %s ...; for one process driving every GPU use "
+                "step06_multigpu/nbody\n", argv[0]);
         return NB_EXIT_USAGE;
     }
     MPI_Init(&argc, &argv);

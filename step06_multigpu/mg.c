@@ -154,11 +154,11 @@ int mg_device_count(void)
 static int slice(int64_t n, int P, int r, int64_t *chunk, int64_t *lo, int64_t *hi)
 {
     /* BEGIN SOLUTION
-     * Split [0, n) into P slices of chunk bodies, chunk = ceil(n / P) rounded up to a multiple
-     * of 32 (a warp: then every warp of a GPU's walk holds the 32 bodies it holds on one GPU),
-     * GPU r taking [r * chunk, (r + 1) * chunk) clipped to n (the last slices may be short or
-     * empty: lo = hi).  Every GPU uses the same chunk: an all-gather sends the same count from
-     * every GPU.  See handouts/06_multigpu.md, "The split".
+     * Split [0, n) into P slices of chunk bodies, chunk = ceil(n / P) rounded up to a
+     * multiple of 32 (a warp: then every warp of a GPU's walk holds the 32 bodies it holds
+     * on one GPU), GPU r taking [r * chunk, (r + 1) * chunk) clipped to n (the last slices
+     * may be short or empty: lo = hi).  Every GPU uses the same chunk: an all-gather sends
+     * the same count from every GPU.  See handouts/06_multigpu.md, "The split".
      */
     /* BLANK: (void)n; (void)P; (void)r; *chunk = *lo = *hi = 0; */
     /* BLANK: return nb_todo("the per-GPU body range in slice()", "06_multigpu"); */
@@ -270,10 +270,10 @@ static int gather_positions(mg *m, mg_gpu *w)
     float *pos = w->a.pos;
     ncclResult_t r = ncclInvalidUsage;          /* set by the all-gather below */
     /* BEGIN SOLUTION
-     * One ncclAllGather of count floats (ncclFloat) per GPU on w->comm and w->stream, in place:
-     * GPU w->rank sends from pos + w->rank * count, and every GPU receives the P slices, rank
-     * by rank, into pos.  Keep what it returns in r (after_collective() checks it and waits).
-     * See handouts/06_multigpu.md, "The all-gather".
+     * One ncclAllGather of count floats (ncclFloat) per GPU on w->comm and w->stream, in
+     * place: GPU w->rank sends from pos + w->rank * count, and every GPU receives the P
+     * slices, rank by rank, into pos.  Keep what it returns in r (after_collective() checks
+     * it and waits).  See handouts/06_multigpu.md, "The all-gather".
      */
     /* BLANK: (void)pos; (void)count; */
     /* BLANK: return nb_todo("the all-gather in gather_positions()", "06_multigpu"); */
@@ -603,8 +603,8 @@ static int create(mg **out, int64_t n, const nb_options *o)
         if (rc) return rc;
     }
     if (m->chunk < 1 || m->chunk % 32 || (int64_t)m->P * m->chunk < n)
-        return nb_fail(NB_EXIT_RUNTIME, "slice(): %d slices of %lld bodies do not cover %lld bodies "
-                       "in multiples of 32", m->P, (long long)m->chunk, (long long)n);
+        return nb_fail(NB_EXIT_RUNTIME, "slice(): %d slices of %lld bodies do not cover %lld "
+                       "bodies in multiples of 32", m->P, (long long)m->chunk, (long long)n);
     const char *t = getenv("NB_NCCL_TIMEOUT_S");
     double ts = t && *t ? atof(t) : 0;
     m->timeout_ms = 1000.0 * (ts > 0 ? ts : MG_TIMEOUT_S);
@@ -774,8 +774,8 @@ static void mg_report(void *ctx, FILE *out)
     fprintf(out, "    bytes received per GPU and step: positions %.1f MB + accelerations %.1f MB "
             "= %.1f MB ((16 + 12) B x N x (P-1)/P)\n", 16 * n * share / 1e6, 12 * n * share / 1e6,
             28 * n * share / 1e6);
-    fprintf(out, "    interactions per step: body-body %lld, body-cell %lld (%.1f + %.1f per body)\n",
-            (long long)m->bb, (long long)m->bc, m->bb / n, m->bc / n);
+    fprintf(out, "    interactions per step: body-body %lld, body-cell %lld "
+            "(%.1f + %.1f per body)\n", (long long)m->bb, (long long)m->bc, m->bb / n, m->bc / n);
     const mg_gpu *w = &m->g[0];
     fprintf(out, "    device memory per GPU: %.1f MiB (%.1f B/body: tree code %.1f, tree-order "
             "accelerations %.1f); all GPUs %.1f MiB\n", (w->a.bytes + w->bytes_at) / 1048576.0,
