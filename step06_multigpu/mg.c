@@ -540,10 +540,12 @@ static int tell_followers(mg *m, int op, int steps, int timed)
 
 /* ---- the nb_step interface --------------------------------------------- */
 
-/* Memory per body: step05's (bodies 52 B, cells 0.9 x 92 B) plus the
- * accelerations in tree order (12 B), on every GPU: each holds all N. */
+/* Memory per body: on every GPU (each holds all N) step05's (bodies 52 B,
+ * cells 0.9 x 92 B) plus the accelerations in tree order (12 B); on the
+ * host the state (28 B), --check's accelerations (12 B) and step05's
+ * staging buffer (16 B) of each GPU the process drives, counted for 8. */
 #define MG_DEVICE_BYTES_PER_BODY (52.0 + 12.0 + 0.9 * 92.0)
-#define MG_HOST_BYTES_PER_BODY   56.0
+#define MG_HOST_BYTES_PER_BODY   (28.0 + 12.0 + 8 * 16.0)
 
 static int mg_probe(const nb_options *o)
 {
