@@ -6,22 +6,31 @@
 #   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (fuzz/Makefile)
 #   make diff STEP=03   what step 03 changes relative to step 02
 #   make clean
-# Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root)
+# Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root),
+#   NCCL_HOME=DIR (step06's NCCL, found on its own otherwise: common/nccl.mk), MPI=0|1
+# Without NCCL, step06_multigpu is left out and `make`, `make run` and
+# `make check-all` say so (NB_SKIPPED, tests/runners.mk); nothing fails.
 NB_TOP := .
 include tests/runners.mk
 STEPS   := $(NB_STEPS)
 # STEPS=... on the command line narrows every target to those steps
 RUNNERS  = $(call nb_runners,$(STEPS))
 export CUNIT_PREFIX
+export NB_SKIPPED
 
 .PHONY: all run check-all deps deps-test sanitize fuzz fuzz-regress diff movie clean common $(STEPS)
 all: deps $(STEPS)
+	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 
 # common/ first, once: the steps (built in parallel with -j) only link it.
 common: deps
 	@$(MAKE) --no-print-directory -C common all
 $(STEPS): common
 	@$(MAKE) --no-print-directory -C $@
+# a step that links an earlier one (USES in its Makefile) is built after it
+ifneq ($(filter step06_multigpu,$(STEPS)),)
+step06_multigpu: $(filter step05_barneshut,$(STEPS))
+endif
 
 deps:
 	@scripts/ensure_deps.sh png

@@ -1,4 +1,8 @@
-/* nb_error.c -- the last error message and code (see nb_error.h). */
+/* nb_error.c -- the last error message and code (see nb_error.h).
+ *
+ * Per thread (_Thread_local): a program that drives several GPUs from one
+ * thread each (step06_multigpu) gets each thread's own message, never two
+ * messages written over each other; the thread that reports copies it. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +12,8 @@
 #define NB_MSG_MAX 1024          /* the message kept: one line on stderr */
 #define NB_MSG_KEEP 400          /* a longer one keeps its first and last 400 bytes */
 
-static char nb_msg[NB_MSG_MAX];
-static int nb_code;
+static _Thread_local char nb_msg[NB_MSG_MAX];
+static _Thread_local int nb_code;
 
 /* One line: control characters (a newline in a file name) become '?'. */
 static void one_line(char *s)
@@ -59,8 +63,8 @@ int nb_todo(const char *what, const char *handout)
 
 const char *nb_short(const char *s)
 {
-    static char buf[4][2 * NB_SHORT_KEEP + 8];
-    static int next;
+    static _Thread_local char buf[4][2 * NB_SHORT_KEEP + 8];
+    static _Thread_local int next;
     if (!s) return "(null)";
     size_t len = strlen(s);
     if (len <= 2 * NB_SHORT_KEEP + 5) return s;

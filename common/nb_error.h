@@ -20,7 +20,8 @@ enum {
     NB_EXIT_NODEV  = 77   /* no usable CUDA device (automake's "skipped") */
 };
 
-/* Record a message (printf-style) and return code. Later calls overwrite. */
+/* Record a message (printf-style) and return code. Later calls overwrite.
+ * The message and the code are per thread. */
 int nb_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

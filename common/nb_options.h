@@ -25,7 +25,8 @@ enum {
     NB_OPT_BLOCK       = 1u << 1,  /* --block B: threads per block of a GPU code */
     NB_OPT_THETA       = 1u << 2,  /* --theta T: opening angle of the tree code */
     NB_OPT_CPU         = 1u << 3,  /* --cpu: the step's CPU code instead of its GPU code */
-    NB_OPT_RENDER_TREE = 1u << 4   /* --render-tree: octree cells over the frames */
+    NB_OPT_RENDER_TREE = 1u << 4,  /* --render-tree: octree cells over the frames */
+    NB_OPT_GPUS        = 1u << 5   /* --gpus P: GPUs to split the bodies over (step06) */
 };
 
 #define NB_MAX_N      2147483647LL   /* bodies are indexed with int32 on the GPU */
@@ -53,6 +54,7 @@ typedef struct nb_options {
     int         render_every; /* --render-every K */
     int         render_tree;  /* --render-tree */
     int         render_size;  /* --render-size P */
+    int         gpus;         /* --gpus P; 0: every visible GPU */
     /* Not on the command line: set by tests. */
     int         poison;       /* GPU steps fill output buffers with NaN before each kernel */
 } nb_options;

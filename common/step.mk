@@ -5,6 +5,7 @@
 #   CU_SRCS := naive.cu            # CUDA sources (GPU steps)
 #   FORCE_SRCS :=                  # C sources built with FORCE_CFLAGS too
 #   EXTRA_PROGRAMS := nbody_tuned  # more programs: nbody_X is built from main_X.c
+#   USES    := step05_barneshut    # earlier steps whose libstep.a this step links
 #   include ../common/step.mk
 #
 # Targets: all (nbody), check (build and run this step's CUnit runner),
@@ -12,7 +13,10 @@
 include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
 
 IMPL_OBJS := $(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
-LIBS      := $(COMMON_LIB)
+# An earlier step's code is linked, never copied: its libstep.a, built by its
+# own Makefile, comes after this step's and before common/.
+USES_LIBS := $(foreach s,$(USES),$(TOP_DIR)/$(s)/libstep.a)
+LIBS      := $(USES_LIBS) $(COMMON_LIB)
 ifneq ($(strip $(CU_SRCS)),)
 LIBS      += $(CUDA_COMMON_LIB)
 EXTRA_LIBS := $(CUDA_LIBS) -lstdc++
@@ -20,7 +24,7 @@ endif
 # PNG frames come with common/ (nb_render.c).
 EXTRA_LIBS += $(PNG_LIBS)
 
-.PHONY: all check clean common
+.PHONY: all check clean common FORCE
 all: nbody $(EXTRA_PROGRAMS)
 
 nbody: main.o libstep.a $(LIBS)
@@ -31,6 +35,11 @@ nbody_%: main_%.o libstep.a $(LIBS)
 
 libstep.a: $(IMPL_OBJS)
 	rm -f $@ && ar rcs $@ $^
+
+ifneq ($(USES_LIBS),)
+$(USES_LIBS): FORCE
+	@$(MAKE) --no-print-directory -C $(dir $@) libstep.a
+endif
 
 $(COMMON_LIB) $(CUDA_COMMON_LIB): common
 common:

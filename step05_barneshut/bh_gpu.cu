@@ -74,6 +74,7 @@ typedef struct bh_status {
  * one 16-byte load in the force walk. */
 typedef struct bh_dev {
     int n, cap;
+    int lo, hi;                     /* k_force walks tree order [lo, hi): 0, n; step06 a slice */
     float4 *pos;                    /* x, y, z, m */
     float *vx, *vy, *vz, *ax, *ay, *az;
     int *chain;                     /* next body of the same leaf */
@@ -388,10 +389,10 @@ static __global__ void k_force(bh_dev d, float eps2)
      */
     /* BLANK: (void)d; (void)eps2; */
     const int n = d.n;
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    const bool valid = k < n;
-    if (__all_sync(0xffffffffu, !valid)) return;   /* a warp past N (uniform) */
-    const int i = __ldg(&d.sorted[valid ? k : n - 1]);
+    const int k = d.lo + blockIdx.x * blockDim.x + threadIdx.x;
+    const bool valid = k < d.hi;
+    if (__all_sync(0xffffffffu, !valid)) return;   /* a warp past the range (uniform) */
+    const int i = __ldg(&d.sorted[k < n ? k : n - 1]);
     const float4 p = __ldg(&d.pos[i]);
     float ax = 0, ay = 0, az = 0;
     int nbb = 0, nbc = 0;
@@ -493,9 +494,9 @@ static int alloc_cells(bh_gpu *g, int64_t cap)
     return 0;
 }
 
-/* bbox .. force: the accelerations of the current positions.  ev: record
- * the events K_BBOX..K_FORCE+1 (timed steps). */
-static int tree_force(bh_gpu *g, bool ev)
+/* bbox .. sort: the tree of the current positions, in tree order.  ev:
+ * record the events K_BBOX..K_SORT (timed steps). */
+static int tree_build(bh_gpu *g, bool ev)
 {
     for (;;) {
         if (ev) NB_CUDA(cudaEventRecord(g->ev[K_BBOX]));
@@ -521,6 +522,15 @@ static int tree_force(bh_gpu *g, bool ev)
     if (ev) NB_CUDA(cudaEventRecord(g->ev[K_SORT]));
     k_sort<<<imin((nc + 255) / 256, g->sort_blocks), 256>>>(g->d);
     NB_LAUNCHED();
+    return 0;
+}
+
+/* bbox .. force: the accelerations of the current positions.  ev: record
+ * the events K_BBOX..K_FORCE+1 (timed steps). */
+static int tree_force(bh_gpu *g, bool ev)
+{
+    int rc = tree_build(g, ev);
+    if (rc) return rc;
     if (g->poison) {                /* an unwritten acceleration stays NaN */
         NB_CUDA(cudaMemset(g->d.ax, 0xFF, (size_t)g->d.n * sizeof(float)));
         NB_CUDA(cudaMemset(g->d.ay, 0xFF, (size_t)g->d.n * sizeof(float)));
@@ -581,15 +591,20 @@ static int gpu_probe(const nb_options *o)
     return nb_cuda_probe();
 }
 
-static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
+/* Allocate everything on the current device and upload s; no tree yet.
+ * cap >= n: entries of the positions and velocities (step05: n; step06
+ * pads them to the size of its all-gather, the padding zeroed). */
+static int open_gpu(void **ctx, const nb_state *s, const nb_options *o, int64_t cap)
 {
     bh_gpu *g = (bh_gpu *)calloc(1, sizeof *g);
     *ctx = g;                       /* on failure nb_main() calls gpu_destroy() */
     if (!g) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
     int64_t n = s->n;
-    if (n > 2147483647LL / 2)
+    if (n > 2147483647LL / 2 || cap < n || cap > 2147483647LL / 2 + 65536)
         return nb_fail(NB_EXIT_USAGE, "the GPU tree code takes at most 2^30 bodies");
     g->d.n = (int)n;
+    g->d.lo = 0;
+    g->d.hi = (int)n;
     g->dt = (float)o->dt;
     g->eps2 = (float)(o->eps * o->eps);
     g->theta = (float)o->theta;
@@ -611,12 +626,12 @@ static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
     g->body_blocks = imax(1, imin((int)((n + 255) / 256), sms * 16));
 
     double *tb = &g->bytes_bodies;
-    size_t N = (size_t)n;
+    size_t N = (size_t)n, C = (size_t)cap;
     int rc;
-    if ((rc = nb_cuda_malloc((void **)&g->d.pos, N * sizeof(float4), "positions", tb)) ||
-        (rc = nb_cuda_malloc((void **)&g->d.vx, N * sizeof(float), "velocities", tb)) ||
-        (rc = nb_cuda_malloc((void **)&g->d.vy, N * sizeof(float), "velocities", tb)) ||
-        (rc = nb_cuda_malloc((void **)&g->d.vz, N * sizeof(float), "velocities", tb)) ||
+    if ((rc = nb_cuda_malloc((void **)&g->d.pos, C * sizeof(float4), "positions", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.vx, C * sizeof(float), "velocities", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.vy, C * sizeof(float), "velocities", tb)) ||
+        (rc = nb_cuda_malloc((void **)&g->d.vz, C * sizeof(float), "velocities", tb)) ||
         (rc = nb_cuda_malloc((void **)&g->d.ax, N * sizeof(float), "accelerations", tb)) ||
         (rc = nb_cuda_malloc((void **)&g->d.ay, N * sizeof(float), "accelerations", tb)) ||
         (rc = nb_cuda_malloc((void **)&g->d.az, N * sizeof(float), "accelerations", tb)) ||
@@ -638,6 +653,20 @@ static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
     NB_CUDA(cudaMemcpy(g->d.vx, s->vx, N * sizeof(float), cudaMemcpyHostToDevice));
     NB_CUDA(cudaMemcpy(g->d.vy, s->vy, N * sizeof(float), cudaMemcpyHostToDevice));
     NB_CUDA(cudaMemcpy(g->d.vz, s->vz, N * sizeof(float), cudaMemcpyHostToDevice));
+    if (C > N) {                    /* the padding: never read by the tree code */
+        NB_CUDA(cudaMemset(g->d.pos + N, 0, (C - N) * sizeof(float4)));
+        NB_CUDA(cudaMemset(g->d.vx + N, 0, (C - N) * sizeof(float)));
+        NB_CUDA(cudaMemset(g->d.vy + N, 0, (C - N) * sizeof(float)));
+        NB_CUDA(cudaMemset(g->d.vz + N, 0, (C - N) * sizeof(float)));
+    }
+    return 0;
+}
+
+static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
+{
+    int rc = open_gpu(ctx, s, o, s->n);
+    if (rc) return rc;
+    bh_gpu *g = (bh_gpu *)*ctx;
     if ((rc = tree_force(g, false))) return rc;
     NB_CUDA(cudaDeviceSynchronize());
     return read_status(g);
@@ -811,6 +840,98 @@ extern "C" int bh_gpu_interactions(void *ctx, int64_t *bb, int64_t *bc)
     bh_gpu *g = (bh_gpu *)ctx;
     *bb = (int64_t)g->hst.bb;
     *bc = (int64_t)g->hst.bc;
+    return 0;
+}
+
+/* ---- the pipeline as a library (bh_gpu.h; step06_multigpu) ------------- */
+/* step06 runs this code on every GPU: the same kernels, the same tree, the
+ * walk over a slice of the tree order, the integration over a range of
+ * bodies.  step05 itself never calls these. */
+
+extern "C" int bh_gpu_open(void **ctx, const nb_state *s, const nb_options *o, int64_t cap)
+{
+    return open_gpu(ctx, s, o, cap);
+}
+
+extern "C" int bh_gpu_build(void *ctx)
+{
+    return tree_build((bh_gpu *)ctx, false);
+}
+
+extern "C" int bh_gpu_walk(void *ctx, int64_t lo, int64_t hi)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    if (lo < 0 || hi > g->d.n || lo > hi)
+        return nb_fail(NB_EXIT_RUNTIME, "bh_gpu_walk: [%lld, %lld) is not a range of the %d bodies",
+                       (long long)lo, (long long)hi, g->d.n);
+    if (g->poison) {                /* as tree_force(): an unwritten acceleration stays NaN */
+        NB_CUDA(cudaMemset(g->d.ax, 0xFF, (size_t)g->d.n * sizeof(float)));
+        NB_CUDA(cudaMemset(g->d.ay, 0xFF, (size_t)g->d.n * sizeof(float)));
+        NB_CUDA(cudaMemset(g->d.az, 0xFF, (size_t)g->d.n * sizeof(float)));
+    }
+    if (lo == hi) return 0;
+    bh_dev d = g->d;
+    d.lo = (int)lo;
+    d.hi = (int)hi;
+    int cnt = (int)(hi - lo);
+    k_force<<<(cnt + g->block - 1) / g->block, g->block>>>(d, g->eps2);
+    NB_LAUNCHED();
+    return 0;
+}
+
+/* The bodies [lo, hi) as a bh_dev of their own: k_drift and k_kick loop over
+ * i < d.n, so a view that starts at lo runs them over the range. */
+static int range_view(bh_gpu *g, int64_t lo, int64_t hi, bh_dev *v, int *blocks)
+{
+    if (lo < 0 || hi > g->d.n || lo > hi)
+        return nb_fail(NB_EXIT_RUNTIME, "bh_gpu: [%lld, %lld) is not a range of the %d bodies",
+                       (long long)lo, (long long)hi, g->d.n);
+    *v = g->d;
+    v->n = (int)(hi - lo);
+    v->pos += lo; v->vx += lo; v->vy += lo; v->vz += lo;
+    v->ax += lo; v->ay += lo; v->az += lo;
+    *blocks = imax(1, imin((v->n + 255) / 256, g->body_blocks));
+    return 0;
+}
+
+extern "C" int bh_gpu_drift(void *ctx, int64_t lo, int64_t hi)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    bh_dev v;
+    int blocks = 1, rc = range_view(g, lo, hi, &v, &blocks);
+    if (rc || v.n == 0) return rc;
+    float hdt = 0.5f * g->dt;       /* as gpu_advance() */
+    k_drift<<<blocks, 256>>>(v, hdt, g->dt);
+    NB_LAUNCHED();
+    return 0;
+}
+
+extern "C" int bh_gpu_kick(void *ctx, int64_t lo, int64_t hi)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    bh_dev v;
+    int blocks = 1, rc = range_view(g, lo, hi, &v, &blocks);
+    if (rc || v.n == 0) return rc;
+    float hdt = 0.5f * g->dt;
+    k_kick<<<blocks, 256>>>(v, hdt);
+    NB_LAUNCHED();
+    return 0;
+}
+
+extern "C" int bh_gpu_read_status(void *ctx)
+{
+    return read_status((bh_gpu *)ctx);
+}
+
+extern "C" int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    a->n = g->d.n;
+    a->pos = (float *)g->d.pos;
+    a->vx = g->d.vx; a->vy = g->d.vy; a->vz = g->d.vz;
+    a->ax = g->d.ax; a->ay = g->d.ay; a->az = g->d.az;
+    a->sorted = g->d.sorted;
+    a->bytes = g->bytes_bodies + g->bytes_cells;
     return 0;
 }
 

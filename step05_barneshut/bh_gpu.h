@@ -1,10 +1,13 @@
 /* bh_gpu.h -- step05_barneshut: what the GPU tree code (bh_gpu.cu) exports.
  *
- * The program's table (its --cpu variant is nb_step05_cpu, bh_cpu.h) and
- * the two accessors the tests use; the rest of bh_gpu.cu is static. */
+ * The program's table (its --cpu variant is nb_step05_cpu, bh_cpu.h), the
+ * two accessors the tests use, and the pipeline as a library for
+ * step06_multigpu (below); the rest of bh_gpu.cu is static. */
 #ifndef BH_GPU_H
 #define BH_GPU_H
 #include <stdint.h>
+#include "nb_options.h"
+#include "nb_state.h"
 #include "nb_step.h"
 #include "bh_tree.h"
 #ifdef __cplusplus
@@ -19,6 +22,45 @@ extern const nb_step nb_step05_gpu;
 int bh_gpu_tree(void *ctx, bh_tree *t);
 /* Interactions evaluated by the last force computation (whole system). */
 int bh_gpu_interactions(void *ctx, int64_t *body_body, int64_t *body_cell);
+
+/* ---- the pipeline as a library, for step06_multigpu --------------------
+ * The same kernels on the current device, one call per stage, so that a
+ * later step can run them on several GPUs.  ctx comes from bh_gpu_open()
+ * and goes to nb_step05_gpu.destroy(); nb_step05_gpu.download, .info and
+ * .cells work on it too.  The calls are asynchronous on the device's legacy
+ * default stream, except bh_gpu_build() and bh_gpu_read_status(), which wait
+ * for it (the build reads the cell count back). */
+
+/* Allocate on the current device and upload s, without computing anything.
+ * cap >= s->n: entries of the positions and velocities (zero past n), so
+ * that they can be the receive buffer of an all-gather. */
+int bh_gpu_open(void **ctx, const nb_state *s, const nb_options *o, int64_t cap);
+/* bounding box, build, summarize, sort: the tree of the current positions;
+ * the bodies in tree order are then arrays.sorted[0 .. n). */
+int bh_gpu_build(void *ctx);
+/* The walk (k_force) for the bodies sorted[lo .. hi) of the tree order:
+ * their accelerations, written at their body indices in ax, ay, az.  With
+ * lo a multiple of 32, every warp holds the same 32 bodies as a walk of
+ * [0, n) would, so the accelerations are the same bits. */
+int bh_gpu_walk(void *ctx, int64_t lo, int64_t hi);
+/* Leapfrog halves for the bodies [lo, hi) (body indices): kick + drift
+ * (k_drift) and the closing kick (k_kick), as in step05's step. */
+int bh_gpu_drift(void *ctx, int64_t lo, int64_t hi);
+int bh_gpu_kick(void *ctx, int64_t lo, int64_t hi);
+/* Wait for the device and read the build's status: the interaction counts
+ * of the last walk are then what bh_gpu_interactions() returns. */
+int bh_gpu_read_status(void *ctx);
+
+/* The device arrays of ctx, for the copies and collectives of a later step. */
+typedef struct bh_gpu_arrays_t {
+    int n;                       /* bodies */
+    float *pos;                  /* x, y, z, m per body (float4), cap entries */
+    float *vx, *vy, *vz;         /* cap entries each */
+    float *ax, *ay, *az;         /* n each, at the body indices */
+    const int *sorted;           /* n: the tree order of the last build */
+    double bytes;                /* device memory the tree code allocated */
+} bh_gpu_arrays_t;
+int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a);
 
 #ifdef __cplusplus
 }

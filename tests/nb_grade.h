@@ -63,6 +63,14 @@ void nb_conformance_register(const nb_step *step, const char *binary);
  * shares memory between threads (tests/suite_sanitizer.c).  extra: one more
  * option for the program, or NULL. */
 void nb_sanitizer_register(const nb_step *step, const char *binary, const char *extra, int racecheck);
+/* The same suite for one way of running a program, under its own name:
+ * option (one argument, e.g. "--gpus=1", or NULL) is added to every program
+ * run and parsed into the options of the in-process runs.  step06:
+ *   nb_conformance_register_as(&nb_step06_multigpu, STEP_BINARY, "conformance (P = 1)", "--gpus=1");
+ *   nb_conformance_register_as(&nb_step06_multigpu, STEP_BINARY, "conformance (P = all)", NULL);
+ * The first registration of a runner also registers "cli". */
+void nb_conformance_register_as(const nb_step *step, const char *binary, const char *name,
+                                const char *option);
 /* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c). */
 void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference);
 

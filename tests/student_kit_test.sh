@@ -104,8 +104,9 @@ check "the grade: tests/results/summary.json" \
 # count rows of a runner's tsv: count RUNNER SUITE(regex, "" = any) STATUS(regex)
 count() { [ -f "$res/$1.tsv" ] || { echo 0; return; }
           awk -F'\t' -v s="$2" -v st="$3" '(s=="" || $2 ~ ("^(" s ")$")) && $4 ~ ("^(" st ")$") {c++} END{print c+0}' "$res/$1.tsv"; }
-# the program's own conformance suite: "conformance" (step05: "conformance (gpu)")
-conf='conformance|conformance [(]gpu[)]'
+# the program's own conformance suite: "conformance" (step05: "conformance (gpu)",
+# step06: "conformance (P = 1)" and "conformance (P = all)")
+conf='conformance|conformance [(]gpu[)]|conformance [(]P = 1[)]|conformance [(]P = all[)]'
 check "common: every test PASS ($(count common '' PASS) PASS)" \
   test -f "$res/common.tsv" -a "$(count common '' 'FAIL|SKIP')" = 0 -a "$(count common '' PASS)" -gt 0
 for s in $steps; do

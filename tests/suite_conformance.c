@@ -8,7 +8,10 @@
  *                header, too little host memory, results to a full device).
  * A program with a --cpu variant (step05) registers both of its tables:
  * "conformance (gpu)" and "cli" for its own, "conformance (cpu)" for the
- * variant, whose program runs get --cpu.
+ * variant, whose program runs get --cpu.  A program run two ways (step06 on
+ * one GPU and on all) registers its table twice with
+ * nb_conformance_register_as(): each registration's option is added to its
+ * program runs and parsed into the options of its in-process runs.
  *
  * Bounds and why:
  *  - accelerations: the step's tolerance, nb_tolerance_for() (nb_verify.h);
@@ -39,12 +42,15 @@
 
 /* The table under test, its program, and the option that makes the program
  * run that table (NULL, or "--cpu": the last argument of every run below).
- * Each registration keeps its own; its suite's setup selects it. */
+ * PARSE: the option also applies to the in-process runs (it is parsed into
+ * their options).  Each registration keeps its own; its suite's setup
+ * selects it. */
 static const nb_step *S;
 static const char *BIN, *FLAG;
+static int PARSE;
 
 #define MAX_REG 2
-static struct { const nb_step *step; const char *binary, *flag; } reg[MAX_REG];
+static struct { const nb_step *step; const char *binary, *flag; int parse; } reg[MAX_REG];
 static int nreg;
 
 static int use(int k)
@@ -52,6 +58,7 @@ static int use(int k)
     S = reg[k].step;
     BIN = reg[k].binary;
     FLAG = reg[k].flag;
+    PARSE = reg[k].parse;
     return 0;
 }
 static int setup0(void) { return use(0); }
@@ -62,6 +69,10 @@ static nb_options opts(int64_t n)
 {
     nb_options o;
     nb_options_default(&o);
+    if (PARSE && FLAG) {
+        char *argv[] = { (char *)S->name, (char *)FLAG, NULL };
+        CU_ASSERT_EQUAL_FATAL(nb_parse_options(2, argv, S->options, S->name, &o), 0);
+    }
     o.n = n;
     o.threads = 2;
     return o;
@@ -245,6 +256,13 @@ static void t_bad_options(void)
     if (!(S->options & NB_OPT_THREADS)) BAD("--threads", "2");
     if (!(S->options & NB_OPT_BLOCK)) BAD("--block", "128");
     if (!(S->options & NB_OPT_CPU)) BAD("--cpu");
+    if (!(S->options & NB_OPT_GPUS)) BAD("--gpus", "2");
+    else {
+        BAD("--gpus", "0");
+        BAD("--gpus", "-1");
+        BAD("--gpus", "x");
+        BAD("--gpus", "1025");
+    }
 }
 
 static void t_bad_files(void)
@@ -523,20 +541,33 @@ static const nb_test cli_tests[] = {
     NB_TEST_END
 };
 
-void nb_conformance_register(const nb_step *step, const char *binary)
+static void add(const nb_step *step, const char *binary, const char *name, const char *flag,
+                int parse)
 {
     if (nreg == MAX_REG) {
-        fprintf(stderr, "nb_conformance_register: more than %d tables\n", MAX_REG);
+        fprintf(stderr, "nb_conformance_register: more than %d registrations\n", MAX_REG);
         return;
     }
     int k = nreg++;
-    /* the --cpu variant of the table registered first */
-    int variant = k > 0 && reg[0].step->cpu_variant == step;
     reg[k].step = step;
     reg[k].binary = binary;
-    reg[k].flag = variant ? "--cpu" : NULL;
-    const char *name = variant ? "conformance (cpu)"
-                     : step->cpu_variant ? "conformance (gpu)" : "conformance";
+    reg[k].flag = flag;
+    reg[k].parse = parse;
     nb_grade_suite_setup(name, conformance_tests, nb_grade_gpu_skip(step), setups[k]);
     if (k == 0) nb_grade_suite_setup("cli", cli_tests, NULL, setups[0]);
+}
+
+void nb_conformance_register(const nb_step *step, const char *binary)
+{
+    /* the --cpu variant of the table registered first */
+    int variant = nreg > 0 && reg[0].step->cpu_variant == step;
+    add(step, binary,
+        variant ? "conformance (cpu)" : step->cpu_variant ? "conformance (gpu)" : "conformance",
+        variant ? "--cpu" : NULL, 0);
+}
+
+void nb_conformance_register_as(const nb_step *step, const char *binary, const char *name,
+                                const char *option)
+{
+    add(step, binary, name, option, 1);
 }
