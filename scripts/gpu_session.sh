@@ -73,7 +73,7 @@ if has sanitize; then
 fi
 if has step06 && [ -x scripts/gpu_check_step06.sh ]; then
   ts step06
-  timeout "$TMO" scripts/gpu_check_step06.sh >"$LOG/step06.log" 2>&1; rc=$?
+  OUT="$LOG/step06" timeout "$TMO" scripts/gpu_check_step06.sh >"$LOG/step06.log" 2>&1; rc=$?
   tail -25 "$LOG/step06.log"; note "step06 check exit $rc"
 fi
 if has profile; then
