@@ -59,8 +59,9 @@ int nb_grade_main(const char *runner, int argc, char **argv);
  *   nb_conformance_register(&nb_step05_gpu, STEP_BINARY);  "conformance (gpu)", "cli"
  *   nb_conformance_register(&nb_step05_cpu, STEP_BINARY);  "conformance (cpu)", runs get --cpu */
 void nb_conformance_register(const nb_step *step, const char *binary);
-/* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c). */
-void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference);
+/* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c);
+ * binary: the step's program (run under compute-sanitizer). */
+void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference, const char *binary);
 
 /* Suites of the common runner. */
 void nb_suite_common_register(void);   /* options, RNG, IC, references, I/O */
