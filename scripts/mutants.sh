@@ -11,8 +11,9 @@
 #     # suites: cpu          (optional: run only the runner's suites whose name holds this)
 #     # caught by: the tests expected to fail (documentation)
 #
-#  1. The git-tracked files (`git ls-files`, as they are in the working tree)
-#     are copied to a scratch tree, where every mutant is first checked with
+#  1. The git-tracked files (`git ls-files`, as they are in the working tree;
+#     outside a git checkout, the whole tree, then `make clean`) are copied
+#     to a scratch tree, where every mutant is first checked with
 #     `patch -p1 --dry-run`: a patch that no longer applies is STALE.
 #  2. The scratch tree builds the runners the selected mutants need and runs
 #     them once unmutated (the same suites): every test must pass there, or
@@ -59,10 +60,8 @@ if [ ! -d "$top/mutants" ]; then
   echo "mutants: no mutants/ directory in $top (the student kit leaves the catalog out)" >&2
   exit 2
 fi
-if ! git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  echo "mutants: $top is not a git checkout: the scratch trees are made of the git-tracked files" >&2
-  exit 2
-fi
+in_git=1
+git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 || in_git=0
 
 # ---- the catalog -------------------------------------------------------------
 field() { sed -n "s/^# $2: *//p" "$1" | head -1; }
@@ -93,8 +92,15 @@ t0=$(date +%s)
 say() { printf 'mutants: %s (%ds)\n' "$*" $(( $(date +%s) - t0 )); }
 
 say "${#names[@]} mutants (MUTANTS=$which), scratch trees in $work"
-(cd "$top" && git ls-files -z | xargs -0 cp -P --parents --preserve=mode -t "$base" 2>/dev/null) || {
-  echo "mutants: cannot copy the git-tracked files to $base" >&2; exit 2; }
+if [ $in_git = 1 ]; then
+  (cd "$top" && git ls-files -z | xargs -0 cp -P --parents --preserve=mode -t "$base" 2>/dev/null) || {
+    echo "mutants: cannot copy the git-tracked files to $base" >&2; exit 2; }
+else   # a copy of a checkout without its .git: all of it, build outputs cleaned
+  say "$top is not a git checkout: copying all of it, then make clean"
+  { cp -a "$top/." "$base/" && rm -rf "$base/.git" &&
+    make --no-print-directory -C "$base" clean > "$work/clean.log" 2>&1; } || {
+    echo "mutants: cannot copy $top to $base and clean it (see $work/clean.log)" >&2; exit 2; }
+fi
 
 # ---- 1. stale patches ----------------------------------------------------------
 declare -A status detail
