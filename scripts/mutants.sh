@@ -162,27 +162,46 @@ score() {
               $4 == "FAIL" { nf++; if (nf <= 3) f = f (f ? ", " : "") $2 "/" $3 }
               END { if (nf > 3) f = f sprintf(" and %d more", nf - 3); printf "%d\t%d\t%s\n", e, p, f }' "$1"
 }
-grade() {   # grade TREE RUNNER SUITES LOG -> results in TREE/tests/results/RUNNER.tsv
+grade() {   # grade TREE RUNNER SUITES -> TREE/tests/results/RUNNER.tsv
   local d=$1 r=$2 s=$3
-  rm -rf "$d/tests/results"
+  rm -f "$d/tests/results/$r.tsv" "$d/tests/results/$r.json"
   (cd "$d/tests" && NB_TEST_TIMEOUT=$test_tmo timeout "$run_tmo" "./run_$r" ${s:+"$s"})
 }
+# the runner + suite filter pairs graded here (some mutant of theirs runs here)
+graded=()
 for key in "${!want[@]}"; do
-  r=${key%%|*} s=${key#*|}
-  runs=0                         # graded here: some mutant of this runner and filter runs here
   for k in "${!names[@]}"; do
-    if [ "${runners[$k]}|${suites[$k]}" = "$key" ] && runs_here "$k"; then runs=1; fi
+    if [ "${runners[$k]}|${suites[$k]}" = "$key" ] && runs_here "$k"; then graded+=("$key"); break; fi
   done
-  [ $runs = 1 ] || continue
+done
+base_runner() {   # base_runner R: R unmutated, each of its filters in turn (one results file)
+  local r=$1 key s
+  for key in "${graded[@]}"; do
+    [ "${key%%|*}" = "$r" ] || continue
+    s=${key#*|}
+    grade "$base" "$r" "$s" > "$work/base.$r.$s.log" 2>&1
+    cp "$base/tests/results/$r.tsv" "$work/base.$r.$s.tsv" 2>/dev/null
+  done
+}
+declare -A started
+for key in "${graded[@]}"; do          # the runners at once
+  r=${key%%|*}
+  [ -n "${started[$r]:-}" ] && continue
+  started[$r]=1
+  say "grading the unmutated $r"
+  base_runner "$r" &
+done
+wait
+for key in "${graded[@]}"; do
+  r=${key%%|*} s=${key#*|}
   what=$r; [ -n "$s" ] && what="$r (its suites with \"$s\")"
-  say "grading the unmutated $what"
-  grade "$base" "$r" "$s" > "$work/base.$r.$s.log" 2>&1
-  if [ ! -s "$base/tests/results/$r.tsv" ]; then
-    echo "mutants: the unmutated $r left no results; see $work/base.$r.$s.log" >&2; tail -20 "$work/base.$r.$s.log" >&2; exit 2
+  if [ ! -s "$work/base.$r.$s.tsv" ]; then
+    echo "mutants: the unmutated $what left no results; see $work/base.$r.$s.log" >&2
+    tail -20 "$work/base.$r.$s.log" >&2; exit 2
   fi
-  IFS=$'\t' read -r e p f < <(score "$base/tests/results/$r.tsv")
+  IFS=$'\t' read -r e p f < <(score "$work/base.$r.$s.tsv")
   if [ -n "$f" ] || [ "$e" != "$p" ]; then
-    echo "mutants: the unmutated $r fails ($e/$p points: $f): fix the tree before grading mutants" >&2
+    echo "mutants: the unmutated $what fails ($e/$p points: $f): fix the tree before grading mutants" >&2
     exit 2
   fi
   say "unmutated $what: $e/$p points"
