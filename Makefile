@@ -4,6 +4,7 @@
 #   make check-all   build and run every CUnit runner; points table and total
 #   make bench | tables | plots | profile | sanitize | movie | student-kit
 #   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (fuzz/Makefile)
+#   make mutants [MUTANTS=cpu|gpu|all] [JOBS=N]  the mistakes in mutants/ must fail the tests
 #   make diff STEP=03   what step 03 changes relative to step 02
 #   make clean
 # Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root),
@@ -18,7 +19,7 @@ RUNNERS  = $(call nb_runners,$(STEPS))
 export CUNIT_PREFIX
 export NB_SKIPPED
 
-.PHONY: all run check-all deps deps-test sanitize fuzz fuzz-regress diff movie clean common $(STEPS)
+.PHONY: all run check-all deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
 all: deps $(STEPS)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 
@@ -44,6 +45,11 @@ run: deps-test all
 # build fails its own tests only), runs them, and grades (scripts/check_all.sh).
 check-all: deps-test
 	@MAKE='$(MAKE)' bash scripts/check_all.sh $(filter-out common,$(RUNNERS))
+
+# the mutation catalog: every mistake in mutants/ must fail its step's tests
+# (scripts/mutants.sh; MUTANTS=cpu|gpu|all, JOBS=N mutants at a time)
+mutants: deps-test
+	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/mutants.sh
 
 sanitize: all
 	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(if $(filter step04_shared,$(STEPS)),step04_shared/nbody_tuned)

@@ -3,10 +3,12 @@
 # (`make student-kit`, README "Student kit").
 #
 # Copies every git-tracked file of this tree (`git ls-files`, as it is in the
-# working tree) to DEST (default: dist/ at the top of the tree) and, in C/CUDA
-# sources (*.c *.h *.cu *.cuh), replaces each marked solution region by its
-# TODO comment and its blank.  The marker syntax and its parser are in
-# scripts/solution_regions.awk (one parser for the kit and for `make diff`).
+# working tree) to DEST (default: dist/ at the top of the tree) -- except
+# mutants/, the instructor's catalog of wrong solutions, whose patches quote
+# the solutions -- and, in C/CUDA sources (*.c *.h *.cu *.cuh), replaces
+# each marked solution region by its TODO comment and its blank.  The
+# marker syntax and its parser are in scripts/solution_regions.awk (one
+# parser for the kit and for `make diff`).
 # --keep-solutions writes the solution instead (the marker lines and hints
 # dropped, the code kept): the finished course, for checking the generator.
 # Malformed markers stop the script with file:line and exit 2, so a typo
@@ -56,6 +58,7 @@ mode=kit; [ $keep = 1 ] && mode=keep
 n_files=0; n_regions=0; marked=()
 cd "$top"
 while IFS= read -r -d '' f; do
+  case "$f" in mutants/*) continue ;; esac
   if [ ! -e "$f" ] && [ ! -L "$f" ]; then
     echo "student_kit.sh: warning: $f is tracked but missing from the working tree; left out" >&2
     continue

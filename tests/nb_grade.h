@@ -71,8 +71,9 @@ void nb_sanitizer_register(const nb_step *step, const char *binary, const char *
  * The first registration of a runner also registers "cli". */
 void nb_conformance_register_as(const nb_step *step, const char *binary, const char *name,
                                 const char *option);
-/* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c). */
-void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference);
+/* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c);
+ * binary: the step's program (run under compute-sanitizer). */
+void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference, const char *binary);
 
 /* Suites of the common runner. */
 void nb_suite_common_register(void);   /* options, RNG, IC, references, I/O */

@@ -1,6 +1,7 @@
 /* nb_testutil.c -- helpers shared by the test suites (see nb_testutil.h). */
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +9,36 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <CUnit/CUnit.h>
 #include "nb_ic.h"
 #include "nb_testutil.h"
+
+int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!ok) printf("       %s\n", msg);      /* also in the test's output, with the figures */
+    /* CUnit copies the message; fatal ends the test (a longjmp) */
+    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, msg, file, "", fatal ? CU_TRUE : CU_FALSE);
+    return ok;
+}
+
+void nb_t_unequal_masses(nb_state *s, uint64_t seed)
+{
+    nb_rng r;
+    nb_rng_seed(&r, seed);
+    double before = 0, after = 0;
+    for (int64_t i = 0; i < s->n; i++) {
+        before += s->m[i];
+        s->m[i] = (float)(s->m[i] * (0.2 + 1.8 * nb_rng_uniform(&r)));
+        after += s->m[i];
+    }
+    if (after > 0)
+        for (int64_t i = 0; i < s->n; i++) s->m[i] = (float)(s->m[i] * (before / after));
+}
 
 const char *nb_t_tmpfile(int slot, const char *suffix)
 {

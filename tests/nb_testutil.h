@@ -32,4 +32,34 @@ int nb_t_step_run(const nb_step *step, nb_state *s, const nb_options *o, int ste
 /* Temporary file path under $TMPDIR (static buffer per call slot 0..3). */
 const char *nb_t_tmpfile(int slot, const char *suffix);
 
+/* Unequal masses: each m_i times a deterministic factor in [0.2, 2] (from
+ * seed), then all rescaled so that the total mass is what it was.  A mistake
+ * that swaps m_i for m_j, drops a mass or packs the wrong one hides behind
+ * equal masses; it cannot hide behind these. */
+void nb_t_unequal_masses(nb_state *s, uint64_t seed);
+
+/* ---- assertions that say what they measured --------------------------------
+ * A CUnit assertion whose failure message -- the text the grade shows after
+ * "FAIL 0/3:" -- is printf(fmt, ...), e.g. "energy drift: got 3.2e-04,
+ * bound 1e-05" (CUnit copies it; the first ~230 characters reach the grade).
+ * fatal: a failure ends the test, as CU_ASSERT_FATAL.  Returns ok. */
+int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#define NB_ASSERT(ok, ...)       nb_t_assert(!!(ok), 0, __LINE__, __FILE__, __VA_ARGS__)
+#define NB_ASSERT_FATAL(ok, ...) nb_t_assert(!!(ok), 1, __LINE__, __FILE__, __VA_ARGS__)
+/* got <= bound (a NaN fails): "what: got X, bound Y". */
+#define NB_ASSERT_LE(what, got, bound) do { double g_ = (got), b_ = (bound); \
+    NB_ASSERT(g_ <= b_, "%s: got %.3g, bound %.3g", (what), g_, b_); } while (0)
+/* lo <= got <= hi: "what: got X, bounds [lo, hi]". */
+#define NB_ASSERT_IN(what, got, lo, hi) do { double g_ = (got), l_ = (lo), h_ = (hi); \
+    NB_ASSERT(g_ >= l_ && g_ <= h_, "%s: got %.3g, bounds [%.3g, %.3g]", (what), g_, l_, h_); } while (0)
+/* integers: "what: got X, expected Y". */
+#define NB_ASSERT_EQ(what, got, want) do { long long g_ = (long long)(got), w_ = (long long)(want); \
+    NB_ASSERT(g_ == w_, "%s: got %lld, expected %lld", (what), g_, w_); } while (0)
+/* a step's or a program's return code 0: "what: exit code X: the step's message". */
+#define NB_ASSERT_OK(what, rc) do { int r_ = (rc); \
+    NB_ASSERT(r_ == 0, "%s: exit code %d: %.150s", (what), r_, r_ ? nb_errmsg() : ""); } while (0)
+#define NB_ASSERT_OK_FATAL(what, rc) do { int r_ = (rc); \
+    NB_ASSERT_FATAL(r_ == 0, "%s: exit code %d: %.150s", (what), r_, r_ ? nb_errmsg() : ""); } while (0)
+
 #endif

@@ -23,7 +23,16 @@
  *  - energy: leapfrog is symplectic, so on a short Plummer run without close
  *    encounters (N = 2048, eps = 0.05, dt = 1e-3, 100 steps) |dE/E| stays
  *    near the O(dt^2) level; the bound is 1e-5 (measured on step01: ~1e-7).
- *    The tree code's force errors do work on the system: bound 1e-3. */
+ *    The tree code's force errors do work on the system: bound 1e-3.
+ *    Energy is blind to a first-order integrator or a wrong a(x0) over 100
+ *    short steps; the next two tests are not:
+ *  - order of accuracy (leapfrog_second_order) and the first step body by
+ *    body against the double leapfrog (first_step_matches_double_leapfrog),
+ *    and the timing contract of --bench: see each.
+ * Masses are unequal wherever a mistake could hide behind equal ones
+ * (nb_t_unequal_masses: each mass times a factor in [0.2, 2], total kept).
+ * The tree code runs the order and first-step tests at theta = 0 (the
+ * direct sum), with the all-pairs bounds. */
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -83,17 +92,21 @@ static void accel_case(const char *ic, int64_t n, uint64_t seed)
     nb_state s;
     nb_options o = opts(n);
     CU_ASSERT_FATAL(nb_ic_generate(ic, n, seed, &s) == 0);
+    nb_t_unequal_masses(&s, seed);           /* a wrong mass index cannot hide */
     float *ax = NULL, *ay = NULL, *az = NULL;
     int rc = nb_t_step_accel(S, &s, &o, &ax, &ay, &az);
-    CU_ASSERT_EQUAL(rc, 0);
+    NB_ASSERT_OK("init/accel", rc);
     if (rc == 0) {
         nb_errstats e;
         CU_ASSERT_FATAL(nb_accel_errors(&s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
         nb_tolerance tol = nb_tolerance_for(S->tree, o.theta);
-        CU_ASSERT(nb_within_tolerance(&e, &tol));
-        if (!nb_within_tolerance(&e, &tol))
+        int ok = nb_within_tolerance(&e, &tol);
+        if (!ok)
             printf("       N=%lld: median %.3g p99 %.3g max %.3g nonfinite %lld (%s)\n", (long long)n,
                    e.median, e.p99, e.max, (long long)e.nonfinite, tol.why);
+        NB_ASSERT(ok, "N=%lld accelerations vs double: median %.3g p99 %.3g max %.3g, %lld non-finite; "
+                  "bounds median %.3g p99 %.3g max %.3g", (long long)n, e.median, e.p99, e.max,
+                  (long long)e.nonfinite, tol.median, tol.p99, tol.max);
     }
     free(ax); free(ay); free(az);
     nb_state_free(&s);
@@ -111,16 +124,17 @@ static void t_momentum(void)
     nb_state s;
     nb_options o = opts(1024);
     CU_ASSERT_FATAL(nb_ic_generate("plummer", 1024, 21, &s) == 0);
+    nb_t_unequal_masses(&s, 21);
     double p0[3], p1[3];
     nb_momentum(&s, p0);
     double scale = nb_momentum_scale(&s);
-    CU_ASSERT_FATAL(nb_t_step_run(S, &s, &o, 100) == 0);
+    NB_ASSERT_OK_FATAL("init/advance/download", nb_t_step_run(S, &s, &o, 100));
     nb_momentum(&s, p1);
     double d = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
                     (p1[2] - p0[2]) * (p1[2] - p0[2])) / scale;
     double bound = S->tree ? 1e-3 : 1e-5;
     printf("       momentum drift %.3g of sum m|v| (bound %.0e)\n", d, bound);
-    CU_ASSERT(d < bound);
+    NB_ASSERT(d < bound, "momentum drift over 100 steps, of sum m|v|: got %.3g, bound %.0e", d, bound);
     nb_state_free(&s);
 }
 
@@ -131,35 +145,49 @@ static void t_energy(void)
     o.eps = 0.05;
     CU_ASSERT_FATAL(nb_ic_generate("plummer", 2048, 22, &s) == 0);
     double e0 = nb_energy(&s, o.eps, NULL, NULL);
-    CU_ASSERT_FATAL(nb_t_step_run(S, &s, &o, 100) == 0);
+    NB_ASSERT_OK_FATAL("init/advance/download", nb_t_step_run(S, &s, &o, 100));
     double e1 = nb_energy(&s, o.eps, NULL, NULL);
     double drift = fabs((e1 - e0) / e0);
     double bound = S->tree ? 1e-3 : 1e-5;
     printf("       energy drift %.3g (bound %.0e)\n", drift, bound);
-    CU_ASSERT(drift < bound);
+    NB_ASSERT(drift < bound, "energy drift |dE/E| over 100 steps: got %.3g, bound %.0e", drift, bound);
     nb_state_free(&s);
 }
 
-static int same_bits(const nb_state *a, const nb_state *b)
+/* 1 if a and b hold the same bits (positions, velocities); else 0, and the
+ * first difference in why ("body 12 vx: 0.1234 vs 0.1235"). */
+static int same_bits(const nb_state *a, const nb_state *b, char *why, size_t len)
 {
-    size_t bytes = (size_t)a->n * sizeof(float);
-    return a->n == b->n && !memcmp(a->x, b->x, bytes) && !memcmp(a->y, b->y, bytes) &&
-           !memcmp(a->z, b->z, bytes) && !memcmp(a->vx, b->vx, bytes) &&
-           !memcmp(a->vy, b->vy, bytes) && !memcmp(a->vz, b->vz, bytes);
+    snprintf(why, len, "the same bits");
+    if (a->n != b->n) {
+        snprintf(why, len, "%lld vs %lld bodies", (long long)a->n, (long long)b->n);
+        return 0;
+    }
+    const char *name[6] = { "x", "y", "z", "vx", "vy", "vz" };
+    const float *fa[6] = { a->x, a->y, a->z, a->vx, a->vy, a->vz };
+    const float *fb[6] = { b->x, b->y, b->z, b->vx, b->vy, b->vz };
+    for (int64_t i = 0; i < a->n; i++)
+        for (int q = 0; q < 6; q++)
+            if (memcmp(&fa[q][i], &fb[q][i], sizeof(float))) {
+                snprintf(why, len, "body %lld %s: %.9g vs %.9g", (long long)i, name[q], fa[q][i], fb[q][i]);
+                return 0;
+            }
+    return 1;
 }
 
 static void t_deterministic(void)
 {
     nb_state a, b, c;
+    char why[160];
     nb_options o = opts(3001);
     CU_ASSERT_FATAL(nb_ic_generate("plummer", 3001, 31, &a) == 0);
     CU_ASSERT_FATAL(nb_ic_generate("plummer", 3001, 31, &b) == 0);
     CU_ASSERT_FATAL(nb_ic_generate("plummer", 3001, 32, &c) == 0);
-    CU_ASSERT(same_bits(&a, &b));
-    CU_ASSERT(!same_bits(&a, &c));
-    CU_ASSERT_FATAL(nb_t_step_run(S, &a, &o, 20) == 0);
-    CU_ASSERT_FATAL(nb_t_step_run(S, &b, &o, 20) == 0);
-    CU_ASSERT(same_bits(&a, &b));
+    NB_ASSERT(same_bits(&a, &b, why, sizeof why), "seed 31 twice: the models differ (%s)", why);
+    NB_ASSERT(!same_bits(&a, &c, why, sizeof why), "seeds 31 and 32: the same model");
+    NB_ASSERT_OK_FATAL("first run: init/advance/download", nb_t_step_run(S, &a, &o, 20));
+    NB_ASSERT_OK_FATAL("second run: init/advance/download", nb_t_step_run(S, &b, &o, 20));
+    NB_ASSERT(same_bits(&a, &b, why, sizeof why), "same seed, 20 steps, two runs: %s", why);
     nb_state_free(&a); nb_state_free(&b); nb_state_free(&c);
 }
 
@@ -170,9 +198,9 @@ static void t_check_exit(void)
     char *argv[] = { (char *)BIN, "-n", "1001", "-s", "3", "--check", "--seed", "5", (char *)FLAG,
                      NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
-    CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "-> PASS"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "median"));
+    NB_ASSERT(rc == 0, "-n 1001 -s 3 --check: exit %d, expected 0: %.120s", rc, err);
+    NB_ASSERT(strstr(out, "-> PASS") != NULL, "--check: no '-> PASS' in its output");
+    NB_ASSERT(strstr(out, "median") != NULL, "--check: no 'median' in its output");
 }
 
 static void t_save_roundtrip(void)
@@ -182,20 +210,293 @@ static void t_save_roundtrip(void)
     snprintf(f2, sizeof f2, "%s", nb_t_tmpfile(1, ".txt"));
     char *a1[] = { (char *)BIN, "-n", "777", "-s", "0", "--ic", "disk", "--save", f1, (char *)FLAG,
                    NULL };
-    CU_ASSERT_EQUAL_FATAL(nb_t_run(a1, out, sizeof out, err, sizeof err, 60), 0);
+    int rc = nb_t_run(a1, out, sizeof out, err, sizeof err, 60);
+    NB_ASSERT_FATAL(rc == 0, "-n 777 -s 0 --ic disk --save: exit %d, expected 0: %.120s", rc, err);
     char *a2[] = { (char *)BIN, "-s", "0", "--ic", f1, "--save", f2, (char *)FLAG, NULL };
-    CU_ASSERT_EQUAL_FATAL(nb_t_run(a2, out, sizeof out, err, sizeof err, 60), 0);
+    rc = nb_t_run(a2, out, sizeof out, err, sizeof err, 60);
+    NB_ASSERT_FATAL(rc == 0, "-s 0 --ic SAVED --save: exit %d, expected 0: %.120s", rc, err);
     nb_state s1, s2, g;
     CU_ASSERT_FATAL(nb_state_read(f1, &s1) == 0);
     CU_ASSERT_FATAL(nb_state_read(f2, &s2) == 0);
     CU_ASSERT_FATAL(nb_ic_generate("disk", 777, 1, &g) == 0);
-    CU_ASSERT(same_bits(&s1, &s2));
-    CU_ASSERT(same_bits(&s1, &g));               /* -s 0 saves the initial state exactly */
+    char why[160];
+    NB_ASSERT(same_bits(&s1, &s2, why, sizeof why), "saved, loaded, saved again: %s", why);
+    /* -s 0 saves the initial state exactly */
+    NB_ASSERT(same_bits(&s1, &g, why, sizeof why), "-s 0 --save vs the model: %s", why);
     nb_state_free(&s1); nb_state_free(&s2); nb_state_free(&g);
     unlink(f1); unlink(f2);
 }
 
+/* ---- the integrator: order of accuracy, the first step, the timing contract ----
+ * The tree code runs these at theta = 0, where it opens every cell: the
+ * direct sum (in tree order), so the all-pairs bounds apply to every table. */
+
+static nb_options direct_opts(int64_t n)
+{
+    nb_options o = opts(n);
+    if (S->tree) o.theta = 0.0;
+    return o;
+}
+
+static double dist3(double dx, double dy, double dz) { return sqrt(dx * dx + dy * dy + dz * dz); }
+
+/* Largest position and velocity difference, body by body. */
+static void state_diff(const nb_state *a, const nb_state *b, double *ex, double *ev)
+{
+    *ex = *ev = 0;
+    for (int64_t i = 0; i < a->n; i++) {
+        double dx = dist3((double)a->x[i] - b->x[i], (double)a->y[i] - b->y[i], (double)a->z[i] - b->z[i]);
+        double dv = dist3((double)a->vx[i] - b->vx[i], (double)a->vy[i] - b->vy[i],
+                          (double)a->vz[i] - b->vz[i]);
+        *ex = isnan(dx) || dx > *ex ? dx : *ex;    /* a NaN stays */
+        *ev = isnan(dv) || dv > *ev ? dv : *ev;
+    }
+}
+
+/* A small planetary system: a central body and three satellites on
+ * near-circular, mutually inclined orbits of radii 1, 1.8 and 3.1, unequal
+ * masses (1, 0.3, 0.05, 0.15), the centre of mass at rest.  The closest
+ * approach stays ~0.8, far above eps = 1e-3: the orbit is smooth and the
+ * softening plays no part. */
+static void planets(nb_state *s)
+{
+    static const double m[4] = { 1.0, 0.3, 0.05, 0.15 }, r[4] = { 0, 1.0, 1.8, 3.1 };
+    static const double phase[4] = { 0, 0.3, 2.4, 4.1 }, tilt[4] = { 0, 0.1, -0.25, 0.4 };
+    CU_ASSERT_FATAL(nb_state_alloc(s, 4) == 0);
+    double p[3] = { 0, 0, 0 }, mt = 0;
+    for (int i = 0; i < 4; i++) {
+        double c = cos(phase[i]), sn = sin(phase[i]), v = i ? sqrt((m[0] + m[i]) / r[i]) : 0;
+        s->m[i] = (float)m[i];
+        s->x[i] = (float)(r[i] * c);
+        s->y[i] = (float)(r[i] * sn * cos(tilt[i]));
+        s->z[i] = (float)(r[i] * sn * sin(tilt[i]));
+        s->vx[i] = (float)(-v * sn);
+        s->vy[i] = (float)(v * c * cos(tilt[i]));
+        s->vz[i] = (float)(v * c * sin(tilt[i]));
+        p[0] += m[i] * s->vx[i]; p[1] += m[i] * s->vy[i]; p[2] += m[i] * s->vz[i];
+        mt += m[i];
+    }
+    for (int i = 0; i < 4; i++) {               /* the centre of mass at rest */
+        s->vx[i] = (float)(s->vx[i] - p[0] / mt);
+        s->vy[i] = (float)(s->vy[i] - p[1] / mt);
+        s->vz[i] = (float)(s->vz[i] - p[2] / mt);
+    }
+}
+
+/* Leapfrog is second order: integrated to T = 4 with dt = 0.2, 0.1, 0.05,
+ * the error against the reference falls 4x per halving of dt.  Reference:
+ * nb_ref_leapfrog (double) with dt/256, whose own error is 65536x smaller
+ * than at dt.  Measured on step01 and on step05 --cpu at theta 0 (the
+ * figures are printed): max position error 7.66e-2, 1.95e-2, 4.90e-3,
+ * ratios 3.94 and 3.98, order 1.98 and 1.99 (velocities: 1.96, 1.99; the
+ * rest of the departure from 2 is the O(dt^4) term at these steps).  Float32
+ * rounding is far below the error: 80 steps at dt/4 of positions ~1 round
+ * off ~5e-6 at most, 1e-3 of the 4.9e-3 there.  A first-order integrator
+ * or start shows order ~1 (measured on step01: symplectic Euler, i.e. a
+ * full-dt kick and no closing kick, 1.05 and 1.03; a(x0) left zero, 1.32
+ * and 0.97); a wrong force, order ~0.  Bounds: order in [1.8, 2.2] for
+ * positions and velocities, both halvings. */
+#define ORDER_T   4.0
+#define ORDER_DT  0.2
+#define ORDER_REF 256
+static void t_order_of_accuracy(void)
+{
+    nb_state s0, ref;
+    planets(&s0);
+    nb_options o = direct_opts(4);
+    o.eps = 1e-3;
+    CU_ASSERT_FATAL(nb_state_copy(&ref, &s0) == 0);
+    int ref_steps = (int)lround(ORDER_T / ORDER_DT) * ORDER_REF;
+    NB_ASSERT_OK_FATAL("reference", nb_ref_leapfrog(&ref, o.eps, ORDER_DT / ORDER_REF, ref_steps));
+    double ex[3], ev[3];
+    for (int k = 0; k < 3; k++) {
+        nb_state s;
+        CU_ASSERT_FATAL(nb_state_copy(&s, &s0) == 0);
+        o.dt = ORDER_DT / (1 << k);
+        int steps = (int)lround(ORDER_T / o.dt);
+        NB_ASSERT_OK_FATAL("init/advance/download", nb_t_step_run(S, &s, &o, steps));
+        state_diff(&s, &ref, &ex[k], &ev[k]);
+        printf("       dt %-5g (%3d steps): max |x - x_ref| %.3e, max |v - v_ref| %.3e\n", o.dt,
+               steps, ex[k], ev[k]);
+        nb_state_free(&s);
+    }
+    for (int k = 0; k < 2; k++) {
+        double px = log2(ex[k] / ex[k + 1]), pv = log2(ev[k] / ev[k + 1]);
+        char what[80];
+        printf("       dt %g -> %g: error ratios %.3f (x), %.3f (v): order %.3f (x), %.3f (v)\n",
+               ORDER_DT / (1 << k), ORDER_DT / (2 << k), ex[k] / ex[k + 1], ev[k] / ev[k + 1], px, pv);
+        snprintf(what, sizeof what, "order of accuracy, positions, dt %g -> %g", ORDER_DT / (1 << k),
+                 ORDER_DT / (2 << k));
+        NB_ASSERT_IN(what, px, 1.8, 2.2);
+        snprintf(what, sizeof what, "order of accuracy, velocities, dt %g -> %g", ORDER_DT / (1 << k),
+                 ORDER_DT / (2 << k));
+        NB_ASSERT_IN(what, pv, 1.8, 2.2);
+    }
+    nb_state_free(&ref);
+    nb_state_free(&s0);
+}
+
+/* n bodies uniform in the unit ball, velocities uniform in the ball of
+ * radius 0.5, body 0 a heavier one (0.5 before the rescaling) at rest at
+ * the centre, unequal masses (total 1).  Every body feels a pull of the
+ * order of |x| or more (the central body's and the ball's own, which grows
+ * as r): none sits where the pulls cancel, so the increments of one step
+ * stay far above the rounding of the state for every body. */
+static void uniform_ball(nb_state *s, int64_t n, uint64_t seed)
+{
+    nb_rng r;
+    nb_rng_seed(&r, seed);
+    CU_ASSERT_FATAL(nb_state_alloc(s, n) == 0);
+    for (int64_t i = 0; i < n; i++) {
+        double p[6];
+        for (int part = 0; part < 2; part++) {
+            double d;
+            do {
+                for (int q = 0; q < 3; q++) p[3 * part + q] = 2.0 * nb_rng_uniform(&r) - 1.0;
+                d = dist3(p[3 * part], p[3 * part + 1], p[3 * part + 2]);
+            } while (d > 1.0);
+        }
+        s->m[i] = (float)(1.0 / n);
+        s->x[i] = (float)p[0]; s->y[i] = (float)p[1]; s->z[i] = (float)p[2];
+        s->vx[i] = (float)(0.5 * p[3]); s->vy[i] = (float)(0.5 * p[4]); s->vz[i] = (float)(0.5 * p[5]);
+    }
+    s->m[0] = 0.5f; s->x[0] = s->y[0] = s->z[0] = 0.0f;
+    nb_t_unequal_masses(s, seed + 1);
+}
+
+/* One step from a known state, body by body, against one step of the
+ * double-precision leapfrog: the increments dv = v1 - v0 and
+ * dx = x1 - x0 - v0 dt (= (a0 + a1) dt/2 and a0 dt^2/2), each relative to
+ * the reference's.  N = 211 (uniform_ball), eps = 0.05, one long step,
+ * dt = 0.5: the reference takes the same step, so the comparison sees
+ * rounding only, and a long step keeps the increments far above the
+ * rounding of the positions (0.5 ulp of |x1| ~ 6e-8, against
+ * |a0| dt^2/2).  Measured max relative errors, dv and dx: step01 1.2e-6 and
+ * 5.6e-7, step05 --cpu (theta 0) 1.7e-6 and 2.0e-6; with the seeds 43..53
+ * at most 3.5e-6 -- the float32 level of the sums and of the state.
+ * Bound 1e-4, 30x above.  A wrong a(x0), the kicks in the wrong order or
+ * with dt for dt/2, drift before kick, m_i for m_j: errors of 1e-2 to 1. */
+#define FIRST_N     211
+#define FIRST_BOUND 1e-4
+static void t_first_step(void)
+{
+    nb_state s0, s, ref;
+    uniform_ball(&s0, FIRST_N, 41);
+    CU_ASSERT_FATAL(nb_state_copy(&s, &s0) == 0);
+    CU_ASSERT_FATAL(nb_state_copy(&ref, &s0) == 0);
+    nb_options o = direct_opts(FIRST_N);
+    o.eps = 0.05;
+    o.dt = 0.5;
+    NB_ASSERT_OK_FATAL("init/advance/download", nb_t_step_run(S, &s, &o, 1));
+    NB_ASSERT_OK_FATAL("reference", nb_ref_leapfrog(&ref, o.eps, o.dt, 1));
+    double worst[2] = { 0, 0 };
+    int64_t at[2] = { 0, 0 };
+    for (int64_t i = 0; i < FIRST_N; i++) {
+        const double x0[3] = { s0.x[i], s0.y[i], s0.z[i] }, v0[3] = { s0.vx[i], s0.vy[i], s0.vz[i] };
+        const double x1[3] = { s.x[i], s.y[i], s.z[i] }, v1[3] = { s.vx[i], s.vy[i], s.vz[i] };
+        const double xr[3] = { ref.x[i], ref.y[i], ref.z[i] }, vr[3] = { ref.vx[i], ref.vy[i], ref.vz[i] };
+        double dv[3], dvr[3], dx[3], dxr[3];
+        for (int q = 0; q < 3; q++) {
+            dv[q] = v1[q] - v0[q];
+            dvr[q] = vr[q] - v0[q];
+            dx[q] = x1[q] - x0[q] - v0[q] * o.dt;
+            dxr[q] = xr[q] - x0[q] - v0[q] * o.dt;
+        }
+        double e[2] = { dist3(dv[0] - dvr[0], dv[1] - dvr[1], dv[2] - dvr[2]) / dist3(dvr[0], dvr[1], dvr[2]),
+                        dist3(dx[0] - dxr[0], dx[1] - dxr[1], dx[2] - dxr[2]) / dist3(dxr[0], dxr[1], dxr[2]) };
+        for (int q = 0; q < 2; q++)
+            if (!(e[q] <= worst[q])) { worst[q] = e[q]; at[q] = i; }
+    }
+    printf("       one step, N=%d: max relative error of the increments: %.3g (v1 - v0, body %lld), "
+           "%.3g (x1 - x0 - v0 dt, body %lld)\n", FIRST_N, worst[0], (long long)at[0], worst[1],
+           (long long)at[1]);
+    NB_ASSERT_LE("first step, v1 - v0 vs the double leapfrog, max relative error", worst[0], FIRST_BOUND);
+    NB_ASSERT_LE("first step, x1 - x0 - v0 dt vs the double leapfrog, max relative error", worst[1],
+                 FIRST_BOUND);
+    nb_state_free(&s0); nb_state_free(&s); nb_state_free(&ref);
+}
+
+/* The tree code's interaction counts of its last force computation, read
+ * from its --bench report ("body-body B, body-cell C"); -1 if absent. */
+static int64_t reported_interactions(void *ctx)
+{
+    if (!S->report) return -1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return -1;
+    S->report(ctx, f);
+    fclose(f);
+    long long bb = -1, bc = -1;
+    const char *p = buf ? strstr(buf, "body-body ") : NULL;
+    if (!p || sscanf(p, "body-body %lld, body-cell %lld", &bb, &bc) != 2) bb = bc = -1;
+    free(buf);
+    return bb < 0 ? -1 : bb + bc;
+}
+
+/* What --bench reads (nb_timer.h): every timed step has 0 < force_ms <=
+ * step_ms, finite, and its interactions: N^2 for all-pairs steps (in 64
+ * bits: 65537^2 does not fit in an int), for the tree code (theta 0.5)
+ * 0 < count <= N^2 and what its report says.  The records are poisoned
+ * (-1) first: a field never filled in fails. */
+static void timing_case(int64_t n, int steps, uint64_t seed)
+{
+    nb_state s;
+    nb_options o = opts(n);
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", n, seed, &s) == 0);
+    nb_t_unequal_masses(&s, seed);
+    nb_step_time t[4];
+    CU_ASSERT_FATAL(steps <= 4);
+    for (int k = 0; k < 4; k++) { t[k].force_ms = t[k].step_ms = -1; t[k].interactions = -1; }
+    void *ctx = NULL;
+    int rc = S->init(&ctx, &s, &o);
+    if (!rc) rc = S->advance(ctx, steps, t);
+    if (rc && ctx) S->destroy(ctx);
+    nb_state_free(&s);
+    NB_ASSERT_OK_FATAL("init/advance with times", rc);
+    int64_t n2 = n * n, rep = S->tree ? reported_interactions(ctx) : -1;
+    for (int k = 0; k < steps; k++) {
+        char what[120];
+        printf("       N=%lld step %d: force_ms %.4g, step_ms %.4g, interactions %lld\n", (long long)n,
+               k, t[k].force_ms, t[k].step_ms, (long long)t[k].interactions);
+        NB_ASSERT(t[k].force_ms > 0 && isfinite(t[k].force_ms),
+                  "N=%lld step %d: force_ms: got %.3g, must be > 0 (never filled in?)", (long long)n, k,
+                  t[k].force_ms);
+        NB_ASSERT(t[k].force_ms <= t[k].step_ms && isfinite(t[k].step_ms),
+                  "N=%lld step %d: force_ms %.3g must be <= step_ms %.3g (the whole step)", (long long)n,
+                  k, t[k].force_ms, t[k].step_ms);
+        snprintf(what, sizeof what, "N=%lld step %d: interactions", (long long)n, k);
+        if (!S->tree) NB_ASSERT_EQ(what, t[k].interactions, n2);
+        else NB_ASSERT(t[k].interactions > 0 && t[k].interactions <= n2,
+                       "%s: got %lld, bounds [1, N^2 = %lld]", what, (long long)t[k].interactions,
+                       (long long)n2);
+    }
+    if (S->tree) {
+        printf("       N=%lld: the report says %lld interactions in the last step\n", (long long)n,
+               (long long)rep);
+        NB_ASSERT_EQ("interactions of the last step vs the step's report (body-body + body-cell)",
+                     t[steps - 1].interactions, rep);
+    }
+    S->destroy(ctx);
+}
+
+static void t_timing_contract(void)
+{
+    timing_case(1001, 3, 51);
+    timing_case(65537, 1, 52);
+}
+
 /* ---- cli: runs without a device ---- */
+
+/* The arguments of argv after the program, space-separated, into buf. */
+static const char *args_of(char **argv, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (char **a = argv + 1; *a && k + 1 < len; a++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%.60s", a == argv + 1 ? "" : " ", *a);
+    return buf;
+}
 
 static void expect_usage(char **argv)
 {
@@ -206,9 +507,10 @@ static void expect_usage(char **argv)
         for (char **a = argv + 1; *a; a++) printf("%s%s", *a, a[1] ? " " : "");
         printf("': exit %d, %d stderr lines: %s", rc, lines, err);
     }
-    CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_EQUAL(lines, 1);
-    CU_ASSERT_EQUAL(out[0], '\0');
+    char args[120];
+    NB_ASSERT(rc == 2 && lines == 1 && !out[0],
+              "'%s': exit %d, %d stderr lines, %s stdout; expected exit 2, 1 line, no stdout",
+              args_of(argv, args, sizeof args), rc, lines, out[0] ? "some" : "no");
 }
 
 #define BAD(...) do { char *a_[] = { (char *)BIN, __VA_ARGS__, NULL }; expect_usage(a_); } while (0)
@@ -276,7 +578,7 @@ static void t_bad_files(void)
     fprintf(fp, "# two good lines, then a bad one\n1 0 0 0 0 0 0\n1 1 0 0 0 0 0\n1 2 0 0 zero 0 0\n");
     fclose(fp);
     BAD("--ic", path);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, ":4:"));   /* the line number */
+    NB_ASSERT(strstr(err, ":4:") != NULL, "a bad 4th line: no ':4:' in '%.120s'", err);   /* the line number */
     fp = fopen(path, "w");
     fprintf(fp, "# nothing but comments\n\n");
     fclose(fp);
@@ -324,7 +626,11 @@ static void expect_exit(char **argv, const char *stdout_path, int want, int alt,
         if (missing) printf(", a message with '%s'", missing);
         printf("), %d stderr lines: %s%s", lines, err, lines && err[strlen(err) - 1] == '\n' ? "" : "\n");
     }
-    CU_ASSERT(ok);
+    char args[120], alts[16] = "";
+    if (alt >= 0) snprintf(alts, sizeof alts, " or %d", alt);
+    NB_ASSERT(ok, "'%s': exit %d, %d stderr lines; expected exit %d%s, 1 line%s%s%s",
+              args_of(argv, args, sizeof args), rc, lines, want, alts, missing ? " with '" : "",
+              missing ? missing : "", missing ? "'" : "");
 }
 
 #define EXPECT(code, alt, must, ...) do { char *a_[] = { (char *)BIN, __VA_ARGS__, NULL }; \
@@ -465,7 +771,7 @@ static void t_fifo(void)
         print_run(argv);
         printf(": exit %d (expected %d, 137: it hung), stderr: %s\n", rc, want, err);
     }
-    CU_ASSERT(ok);
+    NB_ASSERT(ok, "--ic FIFO -s 1: exit %d, expected %d with 'bodies 2' (137: it hung)", rc, want);
 }
 
 /* Results to a full device: an I/O error (exit 3), not a success. */
@@ -485,12 +791,13 @@ static void t_stdout_full(void)
 static void t_help(void)
 {
     char *argv[] = { (char *)BIN, "--help", NULL };
-    CU_ASSERT_EQUAL(nb_t_run(argv, out, sizeof out, err, sizeof err, 30), 0);
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
+    NB_ASSERT(rc == 0, "--help: exit %d, expected 0", rc);
     const char *must[] = { "--bodies", "--steps", "--dt", "--eps", "--ic", "--seed", "--check",
                            "--bench", "--csv", "--save", "--help", "--version", "default" };
     for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
-        CU_ASSERT_PTR_NOT_NULL(strstr(out, must[k]));
-    CU_ASSERT_EQUAL(err[0], '\0');
+        NB_ASSERT(strstr(out, must[k]) != NULL, "--help does not mention '%s'", must[k]);
+    NB_ASSERT(err[0] == '\0', "--help wrote to stderr: %.120s", err);
 }
 
 static void t_no_device(void)
@@ -498,7 +805,8 @@ static void t_no_device(void)
     if (!S->probe) {                             /* CPU step: never needs a device */
         setenv("NB_FAKE_NO_DEVICE", "fake: no GPU here", 1);
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
-        CU_ASSERT_EQUAL(nb_t_run(argv, out, sizeof out, err, sizeof err, 60), 0);
+        int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+        NB_ASSERT(rc == 0, "CPU step, NB_FAKE_NO_DEVICE set: exit %d, expected 0: %.120s", rc, err);
         unsetenv("NB_FAKE_NO_DEVICE");
         return;
     }
@@ -506,9 +814,9 @@ static void t_no_device(void)
     char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
     unsetenv("NB_FAKE_NO_DEVICE");
-    CU_ASSERT_EQUAL(rc, 77);
-    CU_ASSERT_EQUAL(nb_t_count_lines(err), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "fake: no GPU here"));
+    NB_ASSERT(rc == 77 && nb_t_count_lines(err) == 1 && strstr(err, "fake: no GPU here"),
+              "NB_FAKE_NO_DEVICE: exit %d, %d stderr lines; expected 77, one line with the reason: %.100s",
+              rc, nb_t_count_lines(err), err);
 }
 
 static const nb_test conformance_tests[] = {
@@ -523,6 +831,9 @@ static const nb_test conformance_tests[] = {
     { "same_seed_bit_identical", t_deterministic, 3 },
     { "check_option_passes", t_check_exit, 2 },
     { "save_load_roundtrip", t_save_roundtrip, 2 },
+    { "leapfrog_second_order", t_order_of_accuracy, 4 },
+    { "first_step_matches_double_leapfrog", t_first_step, 4 },
+    { "timing_contract_force_step_interactions", t_timing_contract, 2 },
     NB_TEST_END
 };
 

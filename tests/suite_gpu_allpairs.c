@@ -14,12 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "nb_grade.h"
 #include "nb_ic.h"
 #include "nb_testutil.h"
 #include "nb_verify.h"
 
 static const nb_step *S, *CPU;
+static const char *BIN;
 
 static void check_accel(int64_t n, int block, int poison, const char *ic, uint64_t seed)
 {
@@ -32,19 +34,22 @@ static void check_accel(int64_t n, int block, int poison, const char *ic, uint64
     CU_ASSERT_FATAL(nb_ic_generate(ic, n, seed, &s) == 0);
     float *ax = NULL, *ay = NULL, *az = NULL;
     int rc = nb_t_step_accel(S, &s, &o, &ax, &ay, &az);
-    CU_ASSERT_EQUAL(rc, 0);
     if (rc) printf("       N=%lld block %d: %s\n", (long long)n, block, nb_errmsg());
+    NB_ASSERT(rc == 0, "N=%lld block %d: exit code %d: %.120s", (long long)n, block, rc, rc ? nb_errmsg() : "");
     if (!rc) {
         int64_t bad = 0;                         /* every element written and finite */
         for (int64_t i = 0; i < n; i++) bad += !isfinite(ax[i]) || !isfinite(ay[i]) || !isfinite(az[i]);
-        CU_ASSERT_EQUAL(bad, 0);
+        NB_ASSERT(bad == 0, "N=%lld block %d: %lld of %lld accelerations unwritten or non-finite, expected 0",
+                  (long long)n, block, (long long)bad, (long long)n);
         nb_errstats e;
         CU_ASSERT_FATAL(nb_accel_errors(&s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
         nb_tolerance tol = nb_tolerance_for_n(0, 0, n);
         if (!nb_within_tolerance(&e, &tol) || bad)
             printf("       N=%lld block %d: max error %.3g, %lld unwritten/non-finite\n", (long long)n,
                    block, e.max, (long long)bad);
-        CU_ASSERT(nb_within_tolerance(&e, &tol));
+        NB_ASSERT(nb_within_tolerance(&e, &tol), "N=%lld block %d: accelerations vs double: median %.3g "
+                  "p99 %.3g max %.3g; bounds median %.3g p99 %.3g max %.3g", (long long)n, block, e.median,
+                  e.p99, e.max, tol.median, tol.p99, tol.max);
     }
     free(ax); free(ay); free(az);
     nb_state_free(&s);
@@ -87,8 +92,8 @@ static void compare_states(const nb_state *a, const nb_state *b, const char *wha
     double dx = fmax(max_diff(a->x, b->x, a->n), fmax(max_diff(a->y, b->y, a->n), max_diff(a->z, b->z, a->n)));
     double dv = fmax(max_diff(a->vx, b->vx, a->n), fmax(max_diff(a->vy, b->vy, a->n), max_diff(a->vz, b->vz, a->n)));
     printf("       vs %s after 10 steps: max |dx| %.3g, max |dv| / vmax %.3g\n", what, dx, dv / vmax);
-    CU_ASSERT(dx < 1e-5);
-    CU_ASSERT(dv < 1e-4 * vmax);
+    NB_ASSERT(dx < 1e-5, "vs %s after 10 steps: max |dx|: got %.3g, bound 1e-05", what, dx);
+    NB_ASSERT(dv < 1e-4 * vmax, "vs %s after 10 steps: max |dv| / vmax: got %.3g, bound 1e-04", what, dv / vmax);
 }
 
 static void t_agree_step01(void)
@@ -101,12 +106,64 @@ static void t_agree_step01(void)
     CU_ASSERT_FATAL(nb_ic_generate("plummer", 2049, 401, &g) == 0);
     CU_ASSERT_FATAL(nb_state_copy(&c, &g) == 0);
     CU_ASSERT_FATAL(nb_state_copy(&d, &g) == 0);
-    CU_ASSERT_FATAL(nb_t_step_run(S, &g, &o, 10) == 0);
-    CU_ASSERT_FATAL(nb_t_step_run(CPU, &c, &o, 10) == 0);
-    CU_ASSERT_FATAL(nb_ref_leapfrog(&d, o.eps, o.dt, 10) == 0);
+    NB_ASSERT_OK_FATAL("the step: init/advance/download", nb_t_step_run(S, &g, &o, 10));
+    NB_ASSERT_OK_FATAL("step01_cpu: init/advance/download", nb_t_step_run(CPU, &c, &o, 10));
+    NB_ASSERT_OK_FATAL("the double leapfrog", nb_ref_leapfrog(&d, o.eps, o.dt, 10));
     compare_states(&g, &c, "step01_cpu");
     compare_states(&g, &d, "double leapfrog");
     nb_state_free(&g); nb_state_free(&c); nb_state_free(&d);
+}
+
+/* compute-sanitizer, from the CUDA toolkit the kit was built with (NB_CUDA_HOME),
+ * else from PATH; NULL if neither has it. */
+static const char *sanitizer_path(void)
+{
+    static char path[600];
+#ifdef NB_CUDA_HOME
+    snprintf(path, sizeof path, "%s/bin/compute-sanitizer", NB_CUDA_HOME);
+    if (access(path, X_OK) == 0) return path;
+#endif
+    const char *env = getenv("PATH");
+    for (const char *p = env; p && *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        snprintf(path, sizeof path, "%.*s/compute-sanitizer", (int)len, p);
+        if (len && access(path, X_OK) == 0) return path;
+        p = end ? end + 1 : p + len;
+    }
+    return NULL;
+}
+
+/* The program under compute-sanitizer: memcheck (a read or write past an
+ * array: a kernel without its i < n bound, a tile not padded past N) and
+ * racecheck (shared memory: a missing __syncthreads() between loading a
+ * tile and using it, or between using it and loading the next).  N = 333,
+ * block 96: three full blocks and a partial one, tiles padded; 2 steps and
+ * --check.  Each run must exit 0: no sanitizer error (exit 9), --check
+ * within tolerance.  Value tests may miss these mistakes (a race can give
+ * the right sum by luck; a write past the end may land in unused memory). */
+static void t_sanitizer(void)
+{
+    static char sout[1 << 16], serr[1 << 14];
+    const char *cs = sanitizer_path();
+    NB_ASSERT_FATAL(cs != NULL, "compute-sanitizer not found (it comes with the CUDA toolkit: "
+                    "put its bin/ on PATH)");
+    const char *tools[] = { "memcheck", "racecheck" };
+    for (size_t k = 0; k < sizeof tools / sizeof *tools; k++) {
+        char *argv[] = { (char *)cs, "--tool", (char *)tools[k], "--error-exitcode", "9",
+                         (char *)BIN, "-n", "333", "-s", "2", "--block", "96", "--check", NULL };
+        int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 100);
+        const char *sum = strstr(sout, "ERROR SUMMARY");
+        if (!sum) sum = strstr(sout, "RACECHECK SUMMARY");
+        const char *first = strstr(sout, "========= ");
+        char line[160] = "";
+        if (rc && first) snprintf(line, sizeof line, "%.*s", (int)strcspn(first, "\n"), first);
+        printf("       %s: exit %d, %.*s\n", tools[k], rc, sum ? (int)strcspn(sum, "\n") : 10,
+               sum ? sum : "no summary");
+        if (rc) printf("%.2000s%.1000s", sout, serr);
+        NB_ASSERT(rc == 0, "compute-sanitizer --tool %s %s -n 333 -s 2 --block 96 --check: exit %d "
+                  "(9: sanitizer errors), expected 0: %.110s", tools[k], S->name, rc, rc == 9 ? line : serr);
+    }
 }
 
 static const nb_test gpu_tests[] = {
@@ -114,12 +171,14 @@ static const nb_test gpu_tests[] = {
     { "accel_other_block_sizes", t_blocks, 3 },
     { "poisoned_output_buffers", t_poison, 3 },
     { "agrees_with_step01_and_double_after_10_steps", t_agree_step01, 3 },
+    { "compute_sanitizer_memcheck_racecheck", t_sanitizer, 3 },
     NB_TEST_END
 };
 
-void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference)
+void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference, const char *binary)
 {
     S = step;
     CPU = cpu_reference;
+    BIN = binary;
     nb_grade_suite("gpu", gpu_tests, nb_grade_gpu_skip(step));
 }

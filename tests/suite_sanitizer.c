@@ -5,7 +5,9 @@
  * kernel without its `i < n` bound writes past the end of an array into
  * padding that nobody reads; a missing __syncthreads() between tiles races,
  * but the values read are usually still the right ones.  Only the sanitizers
- * see them, so each GPU step runs its program once under memcheck (out of
+ * see them.  Steps 02-04 run them in their gpu suite
+ * (suite_gpu_allpairs.c); the tree code (step05) registers this suite: its
+ * program runs once under memcheck (out of
  * bounds and misaligned accesses, leaks) and, where it shares memory between
  * threads, once under racecheck, at N = 1001 (not a multiple of any block
  * size) with --check, and must get "0 errors" and exit 0.

@@ -439,6 +439,39 @@ static void t_gpu_same_tree_and_deterministic(void)
     nb_state_free(&s);
 }
 
+/* The GPU walk counts the interactions it evaluates as the CPU walk does:
+ * both walk the same tree (see above) in groups of 32 consecutive bodies of
+ * the tree order (a warp, a group) and open a cell unless it is far from
+ * every body of the group, so their decisions differ only where d^2 and the
+ * opening radius^2 agree to about an ulp (FMA contraction on the GPU): the
+ * body-body and body-cell counts agree far within the bound, 1%.  A count
+ * that forgets a kind of interaction, or a lane, is off by far more. */
+static void t_gpu_counts_match_cpu(void)
+{
+    nb_state s;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 20011, 73, &s), 0);
+    int64_t n[2][2] = { { -1, -1 }, { -1, -1 } };   /* [cpu, gpu][body-body, body-cell] */
+    const code *c[2] = { &CPU, &GPU };
+    for (int k = 0; k < 2; k++) {
+        nb_options o;
+        opts(&o, c[k], 0.5);
+        void *ctx = NULL;
+        int rc = c[k]->step->init(&ctx, &s, &o);
+        if (!rc) rc = c[k]->interactions(ctx, &n[k][0], &n[k][1]);
+        if (ctx) c[k]->step->destroy(ctx);
+        NB_ASSERT_OK_FATAL(c[k]->label, rc);
+    }
+    printf("\n    plummer 20011, theta 0.5: body-body %lld (cpu) %lld (gpu), body-cell %lld (cpu) %lld (gpu)\n",
+           (long long)n[0][0], (long long)n[1][0], (long long)n[0][1], (long long)n[1][1]);
+    const char *what[2] = { "body-body", "body-cell" };
+    for (int q = 0; q < 2; q++) {
+        double d = fabs((double)n[1][q] - (double)n[0][q]) / fmax((double)n[0][q], 1.0);
+        NB_ASSERT(n[0][q] > 0 && d <= 0.01, "%s interactions: gpu %lld, cpu %lld: relative difference "
+                  "%.3g, bound 0.01", what[q], (long long)n[1][q], (long long)n[0][q], d);
+    }
+    nb_state_free(&s);
+}
+
 /* 1000 consecutive builds on a changing system (a Plummer sphere, large dt,
  * plus a coincident pair): no hang, a valid tree at the end. */
 static void t_gpu_1000_builds(void)
@@ -490,6 +523,7 @@ void nb_tree_register(void)
         { "gpu tree = cpu tree; same seed, bit-identical run", t_gpu_same_tree_and_deterministic,
           2 },
         { "gpu 1000 consecutive tree builds", t_gpu_1000_builds, 2 },
+        { "gpu interaction counts = cpu's (theta 0.5, within 1%)", t_gpu_counts_match_cpu, 1 },
         NB_TEST_END
     };
     nb_grade_suite("step05 cpu tree", cpu_tests, NULL);
