@@ -14,7 +14,8 @@
 #     gradescope.json, and last the closing line
 #     "check-all: N passed, N failed, N skipped".
 # Exit status: non-zero if any test failed.  MAKE: the make to call
-# (the Makefile passes its own, with its -j); NB_RUNNER_TIMEOUT (3600 s).
+# (the Makefile passes its own, with its -j); NB_RUNNER_TIMEOUT (3600 s);
+# NB_CHECK_JOBS: runners run at a time (1).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 res=$top/tests/results
@@ -43,12 +44,31 @@ done
 export NB_GRADE_RUNNERS="${built[*]}"
 
 # ---- 2. run ----
+# NB_CHECK_JOBS runners at a time (default 1, streamed); with more, each
+# runner's output is kept and printed in order once it has finished.
+jobs=${NB_CHECK_JOBS:-1}
+run_one() {   # runner -> its exit status in $res/$1.rc
+  local rc=0
+  (cd "$top/tests" && timeout "$tmo" "./run_$1") || rc=$?
+  echo "$rc" > "$res/$1.rc"
+}
+if [ "$jobs" -le 1 ]; then
+  for r in "${built[@]}"; do run_one "$r"; done
+else
+  running=0
+  for r in "${built[@]}"; do
+    run_one "$r" > "$res/$r.out" 2>&1 &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+  done
+  wait
+  for r in "${built[@]}"; do cat "$res/$r.out"; rm -f "$res/$r.out"; done
+fi
 for r in "${built[@]}"; do
-  rc=0
-  (cd "$top/tests" && timeout "$tmo" "./run_$r") || rc=$?
+  rc=$(cat "$res/$r.rc" 2>/dev/null || echo 1); rm -f "$res/$r.rc"
   [ -s "$res/$r.tsv" ] && continue
-  if [ $rc = 124 ]; then why="runner timed out after $tmo s"
-  elif [ $rc -gt 128 ]; then why="runner crashed: SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))) outside a test (exit status $rc)"
+  if [ "$rc" = 124 ]; then why="runner timed out after $tmo s"
+  elif [ "$rc" -gt 128 ]; then why="runner crashed: SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))) outside a test (exit status $rc)"
   else why="runner exited with status $rc and left no results"; fi
   rm -f "$res/$r.tsv" "$res/$r.json"
   echo "$why" > "$res/$r.fail"

@@ -7,9 +7,10 @@
 #   PHASES="build bench tables cpuscale"                   (timings: run alone)
 #
 #   build     make ARCH=sm_90 all, every test runner, tests/tune_step04
-#   check     make check-all (the official log), then the student view of one
-#             step: make -C step04_shared check
-#   sanitize  scripts/sanitize.sh on every GPU program, one process per step
+#   check     make check-all (runners 8 at a time), and beside it:
+#   sanitize  scripts/sanitize.sh on every GPU program, one process each
+#             (SANITIZE_TOOLS, default synccheck initcheck: memcheck and
+#             racecheck are graded tests of the runners)
 #   step06    scripts/gpu_check_step06.sh (when step06 exists)
 #   profile   Nsight Compute on step04 (lesson and tuned) at N = 4096
 #   mutants   MUTANTS=gpu make mutants (the GPU mutants), log in mutants_gpu.log
@@ -51,30 +52,33 @@ if has build; then
   fi
 fi
 if has check; then
-  ts check-all
-  timeout $((TMO * 2)) "${mk[@]}" check-all >"$LOG/check-all.log" 2>&1; rc=$?
-  note "check-all exit $rc: $(grep '^check-all: ' "$LOG/check-all.log" | tail -1)"
+  # check-all (runners 8 at a time), beside it the sanitizers the runners do
+  # not run themselves (synccheck, initcheck; memcheck and racecheck are
+  # graded tests) and step06's check; all on the one GPU
+  ts "check-all + sanitize + step06"
+  (NB_CHECK_JOBS=8 timeout $((TMO * 2)) "${mk[@]}" check-all >"$LOG/check-all.log" 2>&1; echo "exit $?" >>"$LOG/check-all.log") &
+  if has sanitize; then
+    progs="step02_naive step03_float4 step04_shared step04_shared/nbody_tuned step05_barneshut"
+    [ -x step06_multigpu/nbody ] && progs="$progs step06_multigpu"
+    for p in $progs; do
+      f=$LOG/sanitize_$(echo "$p" | tr / _).log
+      (N=1000 SANITIZE_TOOLS="${SANITIZE_TOOLS:-synccheck initcheck}" timeout "$TMO" scripts/sanitize.sh "$p" >"$f" 2>&1; echo "exit $?" >>"$f") &
+    done
+  fi
+  if has step06 && [ -x scripts/gpu_check_step06.sh ]; then
+    (OUT="$LOG/step06" timeout "$TMO" scripts/gpu_check_step06.sh >"$LOG/step06.log" 2>&1; echo "exit $?" >>"$LOG/step06.log") &
+  fi
+  wait
+  note "check-all $(tail -1 "$LOG/check-all.log"): $(grep '^check-all: ' "$LOG/check-all.log" | tail -1)"
   sed -n '/^== grade ==/,$p' "$LOG/check-all.log"
   grep -E '^  FAIL' "$LOG/check-all.log" | head -20
   cp tests/results/summary.json tests/results/gradescope.json "$LOG/" 2>/dev/null
-fi
-if has sanitize; then
-  ts sanitize
-  progs="step02_naive step03_float4 step04_shared step04_shared/nbody_tuned step05_barneshut"
-  [ -x step06_multigpu/nbody ] && progs="$progs step06_multigpu"
-  for p in $progs; do
-    (N=1000 timeout "$TMO" scripts/sanitize.sh "$p" > "$LOG/sanitize_$(echo "$p" | tr / _).log" 2>&1; \
-     echo "exit $?" >> "$LOG/sanitize_$(echo "$p" | tr / _).log") &
-  done
-  wait
-  cat "$LOG"/sanitize_*.log > "$LOG/sanitize.log"
-  grep -E 'memcheck|racecheck|synccheck|initcheck|^exit' "$LOG/sanitize.log"
-  note "sanitize: $(grep -cE ' exit 0 ' "$LOG/sanitize.log") runs exit 0, $(grep -cE ' exit [1-9]' "$LOG/sanitize.log") failed"
-fi
-if has step06 && [ -x scripts/gpu_check_step06.sh ]; then
-  ts step06
-  OUT="$LOG/step06" timeout "$TMO" scripts/gpu_check_step06.sh >"$LOG/step06.log" 2>&1; rc=$?
-  tail -25 "$LOG/step06.log"; note "step06 check exit $rc"
+  if has sanitize; then
+    cat "$LOG"/sanitize_*.log > "$LOG/sanitize.log"
+    grep -E 'memcheck|racecheck|synccheck|initcheck|^exit' "$LOG/sanitize.log"
+    note "sanitize: $(grep -cE ' exit 0 ' "$LOG/sanitize.log") runs exit 0, $(grep -cE ' exit [1-9]' "$LOG/sanitize.log") failed"
+  fi
+  if [ -f "$LOG/step06.log" ]; then tail -25 "$LOG/step06.log"; note "step06 check $(tail -1 "$LOG/step06.log")"; fi
 fi
 if has profile; then
   ts profile
@@ -85,9 +89,9 @@ if has profile; then
 fi
 if has mutants && [ -x scripts/mutants.sh ]; then
   ts mutants
-  MUTANTS=gpu JOBS=${MUTANT_JOBS:-8} MUTANTS_LOG="$LOG/mutants_gpu.log" NB_TEST_TIMEOUT=60 \
-    timeout $((TMO * 2)) "${mk[@]}" mutants >"$LOG/mutants_run.log" 2>&1; rc=$?
-  tail -40 "$LOG/mutants_run.log"; note "GPU mutants exit $rc: $(grep '^mutants:' "$LOG/mutants_run.log" | tail -1)"
+  MUTANTS=gpu MUTANTS_REQUIRE_GPU=1 JOBS=${MUTANT_JOBS:-12} NB_TEST_TIMEOUT=60 \
+    timeout $((TMO * 2)) "${mk[@]}" mutants >"$LOG/mutants_gpu.log" 2>&1; rc=$?
+  tail -40 "$LOG/mutants_gpu.log"; note "GPU mutants exit $rc: $(grep '^mutants:' "$LOG/mutants_gpu.log" | tail -1)"
 fi
 if has bench; then
   ts bench

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/sanitize.sh STEP... -- (STEP: a folder, or folder/program such as
-# step04_shared/nbody_tuned) compute-sanitizer (memcheck with leak check,
+# step04_shared/nbody_tuned) compute-sanitizer (SANITIZE_TOOLS: a subset) (memcheck with leak check,
 # racecheck, synccheck, initcheck) on every kernel of each GPU step, at a
 # small N that is not a multiple of the block size.  Prints each tool's
 # ERROR SUMMARY; exit 1 if any tool reported an error, 77 without a GPU.
@@ -16,7 +16,7 @@ for s in "$@"; do
   [ "$s" = step05_barneshut ] && extra=(--theta 0.5)
   "$bin" -n 10 -s 0 >/dev/null 2>&1; rc=$?
   if [ $rc = 77 ]; then echo "sanitize: $s skipped: no usable CUDA device"; [ $status = 0 ] && status=77; continue; fi
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     opts=(--tool "$tool" --error-exitcode 1)
     [ "$tool" = memcheck ] && opts+=(--leak-check full)
     [ "$tool" = racecheck ] && opts+=(--racecheck-report all)
