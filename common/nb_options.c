@@ -126,8 +126,8 @@ static const opt_row nb_opts[] = {
       .def_text = "the step's own, printed by --bench", .meta = "B",
       .help = "threads per block, a multiple of 32 in [32, 1024]" },
     { .name = "threads", .kind = K_INT, .field = F(threads), .steps = NB_OPT_THREADS,
-      .owner = "the CPU codes", .lo = 1, .hi = 1024, .def.i = 1, .meta = "T",
-      .help = "OpenMP threads, in [1, 1024]" },
+      .owner = "the CPU codes: step01_cpu and step05_barneshut --cpu", .lo = 1, .hi = 1024,
+      .def.i = 1, .meta = "T", .help = "OpenMP threads of the CPU code (step05: with --cpu), in [1, 1024]" },
     { .name = "cpu", .kind = K_FLAG, .field = F(cpu), .steps = NB_OPT_CPU,
       .owner = "step05_barneshut", .help = "run the CPU tree code instead of the GPU one" },
     { .name = "render", .kind = K_STR, .field = F(render_dir), .meta = "DIR",
@@ -249,6 +249,17 @@ static int set_value(const opt_row *d, const char *name, const char *val, nb_opt
     return 0;
 }
 
+int nb_options_fit(const nb_options *o, unsigned options, const char *prog, const char *which)
+{
+    for (int k = 0; k < NB_NOPTS; k++) {
+        const opt_row *d = &nb_opts[k];
+        if (d->steps & o->given & ~options)
+            return nb_fail(NB_EXIT_USAGE, "--%s does not apply to %s%s (it is an option of %s)", d->name,
+                           prog, which, d->owner);
+    }
+    return 0;
+}
+
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
 {
     nb_options_default(o);
@@ -298,6 +309,7 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
         if (d->kind == K_HELP) help = 1;
         if (d->kind == K_VERSION) version = 1;
         if (d->field == F(n)) o->n_given = 1;
+        o->given |= d->steps;
     }
     if (help) { nb_print_help(stdout, prog, options); return -1; }
     if (version) { printf("%s (%s)\n", prog, NB_VERSION); return -1; }
