@@ -55,6 +55,7 @@ _Static_assert(3 * BH_KEY_LEVELS <= RADIX_PASSES * RADIX_BITS, "the passes sort 
  * also carry the summary (summary = 1). */
 typedef struct cells {
     int *child;                      /* 8 per cell: BH_EMPTY, body b, n + cell */
+    int *wchild;                     /* the walk's copy (summary only): bodies as tree positions */
     float *cx, *cy, *cz, *half;
     float *mx, *my, *mz, *mm, *open2;
     int64_t *count;
@@ -88,6 +89,7 @@ typedef struct bh_cpu {
     float dt, eps2, theta;
     cells tree;                      /* the tree: cell 0 is the root */
     int *chain, *sorted;             /* leaf lists; the bodies in tree order */
+    float *px, *py, *pz, *pm;        /* positions and masses in tree order (the walk's) */
     uint32_t *key, *key2;            /* build: keys, and the radix sort's other buffer */
     int *idx2;                       /* build: the radix sort's other index buffer */
     int64_t *hist;                   /* build: RADIX counters per thread */
@@ -116,6 +118,7 @@ static int grow(cells *c, int64_t need)
     GROW(child, 8); GROW(cx, 1); GROW(cy, 1); GROW(cz, 1); GROW(half, 1);
     if (c->summary) {
         GROW(mx, 1); GROW(my, 1); GROW(mz, 1); GROW(mm, 1); GROW(open2, 1); GROW(count, 1);
+        GROW(wchild, 8);
     }
 #undef GROW
     c->cap = cap;
@@ -126,7 +129,7 @@ static void cells_free(cells *c)
 {
     float *f[] = { c->cx, c->cy, c->cz, c->half, c->mx, c->my, c->mz, c->mm, c->open2 };
     for (size_t a = 0; a < sizeof f / sizeof *f; a++) free(f[a]);
-    free(c->child); free(c->count);
+    free(c->child); free(c->wchild); free(c->count);
 }
 
 /* A new empty cell of c; -1 when out of memory. */
@@ -288,16 +291,18 @@ static int coarse(bh_cpu *t, int64_t k, int depth, float cx, float cy, float cz,
         int64_t b = digit_end(t->key, a, hi, shift, (uint32_t)o);
         float ccx = cx, ccy = cy, ccz = cz, hh = h;
         bh_child(o, &ccx, &ccy, &ccz, &hh);
-        int slot = BH_EMPTY;
-        if (b - a == 1) {                       /* one body: a leaf */
+        int slot = BH_EMPTY, wslot = BH_EMPTY;
+        if (b - a == 1) {                       /* one body: a leaf, at tree position a */
             slot = t->sorted[a];
+            wslot = (int)a;
             t->chain[slot] = BH_EMPTY;
         } else if (b - a > 1) {                 /* a cell */
             int64_t kk = new_cell(&t->tree, ccx, ccy, ccz, hh, depth + 1);
             if (kk < 0 || coarse(t, kk, depth + 1, ccx, ccy, ccz, hh, a, b)) return -1;
-            slot = (int)(t->n + kk);
+            slot = wslot = (int)(t->n + kk);
         }
         t->tree.child[k * 8 + o] = slot;
+        t->tree.wchild[k * 8 + o] = wslot;
         a = b;
     }
     return 0;
@@ -446,14 +451,20 @@ static void summarize(bh_cpu *t, int64_t k)
 
 /* The bodies below cell k in tree order, from sorted[*pos] on: depth first,
  * children in the order 0..7, leaf lists in index order (the GPU's sort
- * kernel computes the same order). */
+ * kernel computes the same order).  And the walk's copy of the children:
+ * a leaf of one body as its tree position p, a leaf list as -2 - p. */
 static void order(bh_cpu *t, int64_t k, int64_t *pos)
 {
+    cells *c = &t->tree;
     for (int o = 0; o < 8; o++) {
-        int ch = t->tree.child[k * 8 + o];
-        if (ch == BH_EMPTY) continue;
-        if (ch < t->n) for (int b = ch; b != BH_EMPTY; b = t->chain[b]) t->sorted[(*pos)++] = b;
-        else order(t, ch - t->n, pos);
+        int ch = c->child[k * 8 + o], w = ch;
+        if (ch >= t->n) {
+            order(t, ch - t->n, pos);
+        } else if (ch != BH_EMPTY) {
+            w = t->chain[ch] == BH_EMPTY ? (int)*pos : (int)(-2 - *pos);
+            for (int b = ch; b != BH_EMPTY; b = t->chain[b]) t->sorted[(*pos)++] = b;
+        }
+        c->wchild[k * 8 + o] = w;
     }
 }
 
@@ -471,80 +482,121 @@ static void summary(bh_cpu *t)
         order(t, q->k, &pos);
     }
     for (int64_t i = t->ntop - 1; i >= 0; i--) summarize_cell(t, t->top[i]);
+    #pragma omp parallel for num_threads(t->threads) schedule(static)
+    for (int64_t p = 0; p < t->n; p++) {
+        int b = t->sorted[p];
+        t->px[p] = t->x[b]; t->py[p] = t->y[b]; t->pz[p] = t->z[b]; t->pm[p] = t->m[b];
+    }
 }
 
 /* ---- force: the walk, the list, the evaluation ----------------------------- */
 
-/* A group of BH_GROUP bodies, neighbours in tree order, walks the tree
- * together, as one warp does on the GPU: a cell is used as a point mass only
- * if it is far from every body of the group, else it is opened for all.  A
- * group of cnt < BH_GROUP bodies (the last) repeats its last body, so that
- * every test runs over all BH_GROUP lanes. */
+/* A group of BH_GROUP bodies, neighbours in tree order (tree positions
+ * first, first + cnt), walks the tree together, as one warp does on the
+ * GPU: a cell is used as a point mass only if it is far from every body of
+ * the group, else it is opened for all.  A group of cnt < BH_GROUP bodies
+ * (the last) repeats its last body, so that every test runs over all
+ * BH_GROUP lanes. */
 typedef struct group {
+    int64_t first;
     int cnt;
     float x[BH_GROUP], y[BH_GROUP], z[BH_GROUP];
 } group;
 
-/* Append a source to the list, growing it when full (oom set on failure). */
-static void push(bh_list *l, float x, float y, float z, float m)
+/* Is cell k far from every body of group g: bh_far(d2, open2) for each of the
+ * BH_GROUP lanes (the GPU warp's vote), d2 the squared distance from the body
+ * to the cell's centre of mass?  All lanes, without an early exit: a
+ * vectorized loop. */
+static int group_far(const bh_cpu *t, int64_t k, const group *g)
 {
-    if (l->len == l->cap) {
-        int64_t cap = l->cap ? 2 * l->cap : 4096;
-        float **a[] = { &l->x, &l->y, &l->z, &l->m };
-        for (int i = 0; i < 4; i++) {
-            float *p = realloc(*a[i], (size_t)cap * sizeof *p);
-            if (!p) { l->oom = 1; return; }
-            *a[i] = p;
-        }
-        l->cap = cap;
-    }
-    l->x[l->len] = x; l->y[l->len] = y; l->z[l->len] = z; l->m[l->len] = m;
-    l->len++;
-}
-
-/* The two kinds of sources: cell k as one body at its centre of mass, and body b. */
-static void push_cell(const bh_cpu *t, int64_t k, bh_list *l)
-{
-    push(l, t->tree.mx[k], t->tree.my[k], t->tree.mz[k], t->tree.mm[k]);
-    l->cells++;
-}
-
-static void push_body(const bh_cpu *t, int b, bh_list *l)
-{
-    push(l, t->x[b], t->y[b], t->z[b], t->m[b]);
-    l->bodies++;
-}
-
-/* Cell k as seen by group g: onto the list l as one body, or its children. */
-static void walk(const bh_cpu *t, int64_t k, const group *g, bh_list *l)
-{
-    /* BEGIN SOLUTION
-     * The opening criterion for the whole group: cell k is far when bh_far(d2, c->open2[k])
-     * holds for EVERY body j < BH_GROUP of the group (g->x[j], g->y[j], g->z[j]; the lanes past
-     * g->cnt repeat the last body), d2 the squared distance to the cell's centre of mass
-     * (c->mx[k], c->my[k], c->mz[k]), c = &t->tree.  Far: push_cell(t, k, l).  Else open it: its
-     * children c->child[k * 8 + o], o = 0..7, skip BH_EMPTY; a cell (>= t->n) is
-     * walk(t, ch - t->n, g, l); a body starts a leaf list (follow t->chain[b] to BH_EMPTY),
-     * push_body(t, b, l) for each.  Then call force(t) in compute().
-     * See handouts/05_barneshut.md.
-     */
-    /* BLANK: (void)t; (void)k; (void)g; (void)l; (void)push_cell; (void)push_body; */
     const cells *c = &t->tree;
     const float mx = c->mx[k], my = c->my[k], mz = c->mz[k], open2 = c->open2[k];
     int far = 1;
-    for (int j = 0; j < BH_GROUP; j++) {         /* all lanes, no early exit: vectorized */
+    for (int j = 0; j < BH_GROUP; j++) {
         float dx = mx - g->x[j], dy = my - g->y[j], dz = mz - g->z[j];
         far &= bh_far(dx * dx + dy * dy + dz * dz, open2);
     }
-    if (far) {
-        push_cell(t, k, l);
-        return;
+    return far;
+}
+
+/* Room for 'more' entries on the list (oom set and 0 returned on failure). */
+static int reserve(bh_list *l, int64_t more)
+{
+    if (l->len + more <= l->cap) return 1;
+    int64_t cap = l->cap ? 2 * l->cap : 4096;
+    while (cap < l->len + more) cap *= 2;
+    float **a[] = { &l->x, &l->y, &l->z, &l->m };
+    for (int i = 0; i < 4; i++) {
+        float *p = realloc(*a[i], (size_t)cap * sizeof *p);
+        if (!p) { l->oom = 1; return 0; }
+        *a[i] = p;
     }
-    for (int o = 0; o < 8; o++) {
-        int ch = c->child[k * 8 + o];
-        if (ch == BH_EMPTY) continue;
-        if (ch >= t->n) { walk(t, ch - t->n, g, l); continue; }
-        for (int b = ch; b != BH_EMPTY; b = t->chain[b]) push_body(t, b, l);
+    l->cap = cap;
+    return 1;
+}
+
+/* The two kinds of sources: cell k as one body at its centre of mass, and
+ * the body at tree position p.  The caller reserve()d the room. */
+static void push_cell(const bh_cpu *t, int64_t k, bh_list *l)
+{
+    int64_t i = l->len++;
+    l->x[i] = t->tree.mx[k]; l->y[i] = t->tree.my[k]; l->z[i] = t->tree.mz[k];
+    l->m[i] = t->tree.mm[k];
+    l->cells++;
+}
+
+static void push_body(const bh_cpu *t, int64_t p, bh_list *l)
+{
+    int64_t i = l->len++;
+    l->x[i] = t->px[p]; l->y[i] = t->py[p]; l->z[i] = t->pz[p]; l->m[i] = t->pm[p];
+    l->bodies++;
+}
+
+/* Cells waiting to be visited: each opened cell replaces itself by at most
+ * 8 children, at most BH_MAXDEPTH levels deep. */
+#define BH_STACK (7 * BH_MAXDEPTH + 8)
+
+/* Group g's interaction list: the walk from the root, onto list l.  The
+ * walk's copy of the children (t->tree.wchild) gives a leaf by the tree
+ * position p of its body (bodies p on in t->px, py, pz, pm), a leaf list of
+ * several bodies (the depth cap) as -2 - p, its bodies sorted[p], then
+ * t->chain[] to BH_EMPTY, at the positions p, p + 1, ... */
+static void walk(const bh_cpu *t, const group *g, bh_list *l)
+{
+    /* BEGIN SOLUTION
+     * A depth-first walk with an explicit stack of cells (int stack[BH_STACK]), the root (cell 0)
+     * first.  For each cell k popped: if group_far(t, k, g), the cell is one source:
+     * reserve(l, 1) and push_cell(t, k, l).  Else open it: reserve(l, 8), then for its children
+     * w = t->tree.wchild[k * 8 + o], o = 0..7: skip BH_EMPTY; a cell (w >= t->n) goes on the
+     * stack as w - t->n; a body (0 <= w < t->n) is push_body(t, w, l); a leaf list (w <= -2)
+     * pushes the bodies at p = -2 - w, p + 1, ... as long as the chain of sorted[p] goes on
+     * (reserve one more for each).  Return early if l->oom.  Then call force(t) in compute().
+     * See handouts/05_barneshut.md.
+     */
+    /* BLANK: (void)t; (void)g; (void)l; (void)group_far; (void)reserve; */
+    /* BLANK: (void)push_cell; (void)push_body; */
+    const int n = (int)t->n;
+    int stack[BH_STACK], sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        int k = stack[--sp];
+        if (group_far(t, k, g)) {
+            if (!reserve(l, 1)) return;
+            push_cell(t, k, l);
+            continue;
+        }
+        if (!reserve(l, 8)) return;
+        const int *child = t->tree.wchild + (int64_t)k * 8;
+        for (int o = 7; o >= 0; o--) {          /* the stack pops child 0 first */
+            int w = child[o];
+            if (w >= n) stack[sp++] = w - n;
+            else if (w >= 0) push_body(t, w, l);
+            else if (w != BH_EMPTY)             /* a leaf list: the depth cap */
+                for (int p = -2 - w, b = t->sorted[p]; b != BH_EMPTY; b = t->chain[b], p++) {
+                    if (!reserve(l, 1)) return;
+                    push_body(t, p, l);
+                }
+        }
     }
     /* END SOLUTION */
 }
@@ -565,22 +617,23 @@ static int force(bh_cpu *t)
         l->oom = 0;
         #pragma omp for schedule(dynamic, 1)
         for (int64_t gi = 0; gi < ngroups; gi++) {
-            const int *idx = t->sorted + gi * BH_GROUP;
             group g;
-            g.cnt = (int)(n - gi * BH_GROUP < BH_GROUP ? n - gi * BH_GROUP : BH_GROUP);
+            g.first = gi * BH_GROUP;
+            g.cnt = (int)(n - g.first < BH_GROUP ? n - g.first : BH_GROUP);
             for (int j = 0; j < BH_GROUP; j++) {
-                int b = idx[j < g.cnt ? j : g.cnt - 1];
-                g.x[j] = t->x[b]; g.y[j] = t->y[b]; g.z[j] = t->z[b];
+                int64_t p = g.first + (j < g.cnt ? j : g.cnt - 1);
+                g.x[j] = t->px[p]; g.y[j] = t->py[p]; g.z[j] = t->pz[p];
             }
             l->len = l->bodies = l->cells = 0;
             double t0 = nb_now_ms();
-            walk(t, 0, &g, l);
+            walk(t, &g, l);
             double t1 = nb_now_ms();
             float ax[BH_GROUP], ay[BH_GROUP], az[BH_GROUP];
             bh_eval(g.x, g.y, g.z, g.cnt, l, t->eps2, ax, ay, az);
             double t2 = nb_now_ms();
             for (int j = 0; j < g.cnt; j++) {
-                t->ax[idx[j]] = ax[j]; t->ay[idx[j]] = ay[j]; t->az[idx[j]] = az[j];
+                int b = t->sorted[g.first + j];
+                t->ax[b] = ax[j]; t->ay[b] = ay[j]; t->az[b] = az[j];
             }
             bb += l->bodies * g.cnt;
             bc += l->cells * g.cnt;
@@ -644,7 +697,7 @@ static int cpu_init(void **ctx, const nb_state *s, const nb_options *o)
     t->tree.summary = 1;
     size_t N = (size_t)s->n, nb = N * sizeof(float);
     float **arr[] = { &t->m, &t->x, &t->y, &t->z, &t->vx, &t->vy, &t->vz,
-                      &t->ax, &t->ay, &t->az };
+                      &t->ax, &t->ay, &t->az, &t->px, &t->py, &t->pz, &t->pm };
     int ok = 1;
     for (size_t a = 0; a < sizeof arr / sizeof *arr; a++)
         if (!(*arr[a] = malloc(nb))) ok = 0;
@@ -767,7 +820,8 @@ static void cpu_destroy(void *ctx)
 {
     bh_cpu *t = ctx;
     if (!t) return;
-    float *arr[] = { t->m, t->x, t->y, t->z, t->vx, t->vy, t->vz, t->ax, t->ay, t->az };
+    float *arr[] = { t->m, t->x, t->y, t->z, t->vx, t->vy, t->vz, t->ax, t->ay, t->az,
+                     t->px, t->py, t->pz, t->pm };
     for (size_t a = 0; a < sizeof arr / sizeof *arr; a++) free(arr[a]);
     cells_free(&t->tree);
     free(t->chain); free(t->sorted); free(t->idx2); free(t->key); free(t->key2); free(t->hist);

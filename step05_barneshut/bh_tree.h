@@ -105,7 +105,7 @@ BH_HD float bh_open2(float cx, float cy, float cz, float half, float mx, float m
  * compares false already.  Otherwise the cell is opened. */
 BH_HD int bh_far(float d2, float open2)
 {
-    return d2 >= open2 && d2 < INFINITY;
+    return (d2 >= open2) & (d2 < INFINITY);
 }
 
 /* A tree in host memory, as either code built it (tests, --render-tree). */
