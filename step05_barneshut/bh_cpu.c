@@ -1,24 +1,25 @@
 /* bh_cpu.c -- step05_barneshut --cpu: the Barnes-Hut tree code on the CPU,
- * OpenMP threads (--threads T, default 1).
+ * with OpenMP threads (--threads T, default 1).
  *
  * Read after bh_tree.h (the tree) and bh_tree.c (its invariants); read
  * bh_gpu.cu next, the same algorithm as a GPU kernel pipeline: this file is
- * its readable reference, and the "sequential Barnes-Hut" row of the
- * course-report table (with --threads 1).  The table nb_step05_cpu at the end
- * is what --cpu runs (nb_step05_gpu.cpu_variant).  Each step:
+ * its readable reference, and with --threads 1 the "sequential Barnes-Hut"
+ * row of the course-report table.  The table nb_step05_cpu at the end is
+ * what --cpu runs (nb_step05_gpu.cpu_variant).  Each step:
  *   1. bounding box -> root cube (bh_root), a parallel min/max;
  *   2. build: every body gets a key, its octants in the first BH_KEY_LEVELS
- *      levels (the same float operations as the insertion); the bodies are
- *      sorted by key (a parallel radix sort), which splits the top of the
- *      tree into "tasks", cells of at most BH_TASK_BODIES bodies (coarse());
- *      each task inserts its bodies one by one, recursively (insert()), into
- *      its thread's own cells, copied into the tree afterwards (merge()).
- *      The octree of a set of positions is unique, so the tree does not
- *      depend on the number of threads, and the cells are numbered in task
- *      order: not even the numbering does;
- *   3. summarize: mass and centre of mass of every cell, post-order, children
- *      in the fixed order 0..7 (float sums, like the GPU), a task per thread
- *      at a time, then the cells above the tasks; and the bodies in tree order;
+ *      levels (the float operations of the insertion); a parallel radix sort
+ *      by key puts the bodies of every cube of those levels together, and
+ *      the top of the tree is cut into tasks, cells of at most BH_TASK_BODIES
+ *      bodies (coarse()); each task inserts its bodies one by one,
+ *      recursively (insert()), into its thread's own cells, which are then
+ *      copied into the tree (merge()), numbered depth first.  The octree of
+ *      a set of positions is unique, so neither the tree nor its numbering
+ *      depends on the number of threads;
+ *   3. summarize: mass and centre of mass of every cell, children in the
+ *      fixed order 0..7 (float sums, like the GPU), task by task, then the
+ *      cells above them; the bodies in tree order; and the walk's copy of
+ *      each cell, one cache line (wcell);
  *   4. force: groups of BH_GROUP = 32 bodies, neighbours in tree order, one
  *      group per thread at a time (schedule(dynamic): groups differ in cost).
  *      A group walks the tree as a warp does on the GPU: a cell is used as a
@@ -26,9 +27,9 @@
  *      the group by the opening criterion of bh_far() and bh_open2()
  *      (bh_tree.h); theta = 0 opens every cell: the direct sum, in tree order.
  *      The walk (walk()) only collects the group's sources -- accepted cells
- *      and the bodies of opened leaves -- into an interaction list, and
- *      bh_eval() (bh_cpu_eval.c) sums the list on the 32 bodies: a dense
- *      group x list block, the loop shape of step01, vectorized.
+ *      and the bodies of opened leaves -- into an interaction list; bh_eval()
+ *      (bh_cpu_eval.c) sums the list on the 32 bodies: a dense group x list
+ *      block, the loop shape of step01, vectorized.
  * Leapfrog KDK as in every step.  Host clock (CLOCK_MONOTONIC) for timings.
  * Napkin math: ~N log8 N cell visits to build, O(N) to summarize, and at
  * theta = 0.5 on a Plummer sphere a few thousand interactions per body, on
@@ -42,31 +43,48 @@
 
 /* The top of the tree is cut into tasks by the bodies' keys: a cell of at
  * most BH_TASK_BODIES bodies, or one at depth BH_KEY_LEVELS, is built by one
- * thread.  10 levels = 30 bits of key, sorted in 3 radix passes of 10 bits. */
+ * thread.  10 levels: 30 bits of key, sorted in 3 radix passes of 10 bits. */
 #define BH_KEY_LEVELS  10
 #define BH_TASK_BODIES 1024
 #define RADIX_BITS     10
 #define RADIX_PASSES   3
 #define RADIX          (1 << RADIX_BITS)
-_Static_assert(BH_KEY_LEVELS < BH_MAXDEPTH, "the coarse cells stay above the depth cap");
+_Static_assert(BH_KEY_LEVELS < BH_MAXDEPTH, "the cells above the tasks stay above the depth cap");
 _Static_assert(3 * BH_KEY_LEVELS <= RADIX_PASSES * RADIX_BITS, "the passes sort the whole key");
 
-/* Cells: cube and children (what the build writes); the tree's own cells
- * also carry the summary (summary = 1). */
+/* Cells: cube and children, what the build writes.  Node numbers as in
+ * bh_tree.h: 0..n-1 bodies, n + k cell k of the same struct.  The tree's
+ * own cells also carry the summary (summary = 1); the cells above the tasks
+ * (top = 1) the tree position of each body slot, their task and their number
+ * in the tree. */
 typedef struct cells {
     int *child;                      /* 8 per cell: BH_EMPTY, body b, n + cell */
-    int *wchild;                     /* the walk's copy (summary only): bodies as tree positions */
     float *cx, *cy, *cz, *half;
-    float *mx, *my, *mz, *mm, *open2;
-    int64_t *count;
+    float *mx, *my, *mz, *mm, *open2;    /* summary */
+    int64_t *count;                      /* summary */
+    int *pos;                            /* top: 8 per cell, a body's tree position */
+    int64_t *task, *final;               /* top: its task (or -1), its cell in the tree */
     int64_t ncells, cap;
     int depth;                       /* levels: deepest cell depth + 1 */
-    int summary;
+    int summary, top;
 } cells;
 
-/* A cell of the coarse tree whose bodies, sorted[lo, hi), one thread inserts
+/* The walk's copy of a cell, one 64-byte line, in the tree's (depth-first)
+ * numbering: the centre of mass and mass, the opening radius squared, and
+ * the children that are not empty: first ncells cells (their numbers, the
+ * last child first), then nbodies leaves (a body's tree position p; a leaf
+ * list of several bodies, at the depth cap, as -2 - p). */
+typedef struct wcell {
+    float mx, my, mz, m, open2;
+    int ncells, nbodies;
+    int child[8];
+    int pad;
+} wcell;
+_Static_assert(sizeof(wcell) == 64, "a wcell is one cache line");
+
+/* A cell above the tasks whose bodies, sorted[lo, hi), one thread inserts
  * below it: into cells [start, start + ncells) of thread tid's pool (start:
- * the task's own copy of cell k), copied to the tree's cells from base on. */
+ * the task's own copy of top cell k), copied to the tree from base on. */
 typedef struct task {
     int64_t k, lo, hi;
     float cx, cy, cz, h;
@@ -87,7 +105,10 @@ typedef struct bh_cpu {
     int threads;
     float *m, *x, *y, *z, *vx, *vy, *vz, *ax, *ay, *az;
     float dt, eps2, theta;
-    cells tree;                      /* the tree: cell 0 is the root */
+    cells tree;                      /* the tree: cell 0 is the root, numbered depth first */
+    cells top;                       /* build: the cells above the tasks; 0 is the root */
+    wcell *wc;                       /* the walk's copy of the tree's cells */
+    int64_t wccap;
     int *chain, *sorted;             /* leaf lists; the bodies in tree order */
     float *px, *py, *pz, *pm;        /* positions and masses in tree order (the walk's) */
     uint32_t *key, *key2;            /* build: keys, and the radix sort's other buffer */
@@ -95,8 +116,6 @@ typedef struct bh_cpu {
     int64_t *hist;                   /* build: RADIX counters per thread */
     task *tasks;
     int64_t ntasks, taskcap;
-    int64_t *top;                    /* coarse cells that are no task, parents first */
-    int64_t ntop, topcap;
     work *work;                      /* one per thread */
     int64_t bb, bc;                  /* interactions of the last force computation */
     /* timed steps: sums of the phases (ms; walk and eval: thread-ms) */
@@ -118,8 +137,8 @@ static int grow(cells *c, int64_t need)
     GROW(child, 8); GROW(cx, 1); GROW(cy, 1); GROW(cz, 1); GROW(half, 1);
     if (c->summary) {
         GROW(mx, 1); GROW(my, 1); GROW(mz, 1); GROW(mm, 1); GROW(open2, 1); GROW(count, 1);
-        GROW(wchild, 8);
     }
+    if (c->top) { GROW(pos, 8); GROW(task, 1); GROW(final, 1); }
 #undef GROW
     c->cap = cap;
     return 0;
@@ -129,7 +148,7 @@ static void cells_free(cells *c)
 {
     float *f[] = { c->cx, c->cy, c->cz, c->half, c->mx, c->my, c->mz, c->mm, c->open2 };
     for (size_t a = 0; a < sizeof f / sizeof *f; a++) free(f[a]);
-    free(c->child); free(c->wchild); free(c->count);
+    free(c->child); free(c->count); free(c->pos); free(c->task); free(c->final);
 }
 
 /* A new empty cell of c; -1 when out of memory. */
@@ -247,7 +266,6 @@ static int64_t digit_end(const uint32_t *key, int64_t lo, int64_t hi, int shift,
     return lo;
 }
 
-/* Append a task, a coarse cell that is no task; 0 or -1. */
 static int push_task(bh_cpu *t, const task *q)
 {
     if (t->ntasks == t->taskcap) {
@@ -261,54 +279,42 @@ static int push_task(bh_cpu *t, const task *q)
     return 0;
 }
 
-static int push_top(bh_cpu *t, int64_t k)
-{
-    if (t->ntop == t->topcap) {
-        int64_t cap = t->topcap ? 2 * t->topcap : 256;
-        int64_t *p = realloc(t->top, (size_t)cap * sizeof *p);
-        if (!p) return -1;
-        t->top = p;
-        t->topcap = cap;
-    }
-    t->top[t->ntop++] = k;
-    return 0;
-}
-
-/* Cell k of the tree (at 'depth', cube cx, cy, cz, h) holds the bodies
- * sorted[lo, hi): a task, or split by the next digit of the keys.  0 or -1. */
+/* Top cell k (at 'depth', cube cx, cy, cz, h) holds the bodies sorted[lo,
+ * hi): a task, or split by the next digit of the keys.  0 or -1. */
 static int coarse(bh_cpu *t, int64_t k, int depth, float cx, float cy, float cz, float h,
                   int64_t lo, int64_t hi)
 {
+    cells *c = &t->top;
     if (hi - lo <= BH_TASK_BODIES || depth == BH_KEY_LEVELS) {
         task q = { .k = k, .lo = lo, .hi = hi, .cx = cx, .cy = cy, .cz = cz, .h = h,
                    .depth = depth };
+        c->task[k] = t->ntasks;
         return push_task(t, &q);
     }
-    if (push_top(t, k)) return -1;
+    c->task[k] = -1;
     int shift = 3 * (BH_KEY_LEVELS - 1 - depth);
     int64_t a = lo;
     for (int o = 0; o < 8; o++) {
         int64_t b = digit_end(t->key, a, hi, shift, (uint32_t)o);
         float ccx = cx, ccy = cy, ccz = cz, hh = h;
         bh_child(o, &ccx, &ccy, &ccz, &hh);
-        int slot = BH_EMPTY, wslot = BH_EMPTY;
+        int slot = BH_EMPTY;
         if (b - a == 1) {                       /* one body: a leaf, at tree position a */
             slot = t->sorted[a];
-            wslot = (int)a;
             t->chain[slot] = BH_EMPTY;
+            c->pos[k * 8 + o] = (int)a;
         } else if (b - a > 1) {                 /* a cell */
-            int64_t kk = new_cell(&t->tree, ccx, ccy, ccz, hh, depth + 1);
+            int64_t kk = new_cell(c, ccx, ccy, ccz, hh, depth + 1);
             if (kk < 0 || coarse(t, kk, depth + 1, ccx, ccy, ccz, hh, a, b)) return -1;
-            slot = wslot = (int)(t->n + kk);
+            slot = (int)(t->n + kk);
         }
-        t->tree.child[k * 8 + o] = slot;
-        t->tree.wchild[k * 8 + o] = wslot;
+        c->child[k * 8 + o] = slot;
         a = b;
     }
     return 0;
 }
 
-/* Task q, built by thread 'me': a copy of its cell, then its bodies. */
+/* Task q, built by thread 'me': a copy of its top cell, then its bodies. */
 static int build_task(bh_cpu *t, task *q, int me)
 {
     cells *p = &t->work[me].pool;
@@ -325,22 +331,66 @@ static int build_task(bh_cpu *t, task *q, int me)
     return 0;
 }
 
-/* Copy task q's cells into the tree: its copy of cell k onto k, the others
- * from q->base on, their cell numbers moved along. */
-static void merge_task(bh_cpu *t, const task *q)
+/* The tree's numbers of the top cells, depth first from top cell k on (a
+ * task takes its cells' numbers at once). */
+static void number(bh_cpu *t, int64_t k, int64_t *next)
 {
-    const cells *p = &t->work[q->tid].pool;
-    cells *c = &t->tree;
-    const int64_t n = t->n, shift = q->base - (q->start + 1);
-    for (int64_t l = q->start; l < q->start + q->ncells; l++) {
-        int64_t k = l == q->start ? q->k : l + shift;
-        for (int o = 0; o < 8; o++) {
-            int ch = p->child[l * 8 + o];
-            c->child[k * 8 + o] = ch >= n ? (int)(ch + shift) : ch;
-        }
-        if (l == q->start) continue;
-        c->cx[k] = p->cx[l]; c->cy[k] = p->cy[l]; c->cz[k] = p->cz[l]; c->half[k] = p->half[l];
+    cells *c = &t->top;
+    c->final[k] = *next;
+    if (c->task[k] >= 0) {
+        task *q = &t->tasks[c->task[k]];
+        q->base = *next;
+        *next += q->ncells;
+        return;
     }
+    (*next)++;
+    for (int o = 0; o < 8; o++)
+        if (c->child[k * 8 + o] >= t->n) number(t, c->child[k * 8 + o] - t->n, next);
+}
+
+/* Cell l of pool p and its subtree into the tree, depth first from *next on;
+ * returns the tree's number of l. */
+static int64_t copy_cells(bh_cpu *t, const cells *p, int64_t l, int64_t *next)
+{
+    cells *c = &t->tree;
+    int64_t k = (*next)++;
+    c->cx[k] = p->cx[l]; c->cy[k] = p->cy[l]; c->cz[k] = p->cz[l]; c->half[k] = p->half[l];
+    for (int o = 0; o < 8; o++) {
+        int ch = p->child[l * 8 + o];
+        c->child[k * 8 + o] = ch >= t->n ? (int)(t->n + copy_cells(t, p, ch - t->n, next)) : ch;
+    }
+    return k;
+}
+
+/* The tree from the top cells and the tasks' pools, numbered depth first
+ * (so the numbering is the same for any number of threads).  0 or -1. */
+static int merge(bh_cpu *t)
+{
+    cells *c = &t->tree, *top = &t->top;
+    int64_t total = 0;
+    number(t, 0, &total);
+    if (grow(c, total)) return -1;
+    #pragma omp parallel for num_threads(t->threads) schedule(dynamic, 1)
+    for (int64_t i = 0; i < t->ntasks; i++) {
+        const task *q = &t->tasks[i];
+        int64_t next = q->base;
+        copy_cells(t, &t->work[q->tid].pool, q->start, &next);
+    }
+    for (int64_t j = 0; j < top->ncells; j++) {
+        if (top->task[j] >= 0) continue;
+        int64_t k = top->final[j];
+        c->cx[k] = top->cx[j]; c->cy[k] = top->cy[j]; c->cz[k] = top->cz[j];
+        c->half[k] = top->half[j];
+        for (int o = 0; o < 8; o++) {
+            int ch = top->child[j * 8 + o];
+            c->child[k * 8 + o] = ch >= t->n ? (int)(t->n + top->final[ch - t->n]) : ch;
+        }
+    }
+    c->ncells = total;
+    c->depth = top->depth;
+    for (int th = 0; th < t->threads; th++)
+        if (t->work[th].pool.depth > c->depth) c->depth = t->work[th].pool.depth;
+    return 0;
 }
 
 /* The tree of the current positions.  ph: bbox, keys + sort, insertion,
@@ -354,9 +404,9 @@ static int build(bh_cpu *t, double ph[4])
     #pragma omp parallel for num_threads(t->threads) schedule(static) \
         reduction(min : lox, loy, loz) reduction(max : hix, hiy, hiz)
     for (int64_t i = 1; i < n; i++) {
-        lox = fminf(lox, x[i]); hix = fmaxf(hix, x[i]);
-        loy = fminf(loy, y[i]); hiy = fmaxf(hiy, y[i]);
-        loz = fminf(loz, z[i]); hiz = fmaxf(hiz, z[i]);
+        lox = x[i] < lox ? x[i] : lox; hix = x[i] > hix ? x[i] : hix;
+        loy = y[i] < loy ? y[i] : loy; hiy = y[i] > hiy ? y[i] : hiy;
+        loz = z[i] < loz ? z[i] : loz; hiz = z[i] > hiz ? z[i] : hiz;
     }
     float cx, cy, cz, h;
     bh_root(lox, loy, loz, hix, hiy, hiz, &cx, &cy, &cz, &h);
@@ -370,13 +420,13 @@ static int build(bh_cpu *t, double ph[4])
     sort_keys(t);
     double t2 = nb_now_ms();
 
-    /* the coarse cells (cell 0: the root), then the tasks in parallel */
-    t->tree.ncells = 0;
-    t->tree.depth = 0;
-    t->ntasks = t->ntop = 0;
-    if (new_cell(&t->tree, cx, cy, cz, h, 0) < 0 || coarse(t, 0, 0, cx, cy, cz, h, 0, n))
+    /* the top cells (0: the root), then the tasks in parallel */
+    t->top.ncells = 0;
+    t->top.depth = 0;
+    t->ntasks = 0;
+    if (new_cell(&t->top, cx, cy, cz, h, 0) < 0 || coarse(t, 0, 0, cx, cy, cz, h, 0, n))
         return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the top of the tree (%lld cells)",
-                       (long long)t->tree.ncells);
+                       (long long)t->top.ncells);
     for (int th = 0; th < t->threads; th++) t->work[th].pool.ncells = t->work[th].pool.depth = 0;
     int oom = 0;
     #pragma omp parallel for num_threads(t->threads) schedule(dynamic, 1)
@@ -387,25 +437,13 @@ static int build(bh_cpu *t, double ph[4])
         }
     if (oom) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for tree cells");
     double t3 = nb_now_ms();
-
-    int64_t total = t->tree.ncells;
-    for (int64_t i = 0; i < t->ntasks; i++) {
-        t->tasks[i].base = total;
-        total += t->tasks[i].ncells - 1;
-    }
-    if (grow(&t->tree, total))
-        return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %lld tree cells", (long long)total);
-    #pragma omp parallel for num_threads(t->threads) schedule(dynamic, 16)
-    for (int64_t i = 0; i < t->ntasks; i++) merge_task(t, &t->tasks[i]);
-    t->tree.ncells = total;
-    for (int th = 0; th < t->threads; th++)
-        if (t->work[th].pool.depth > t->tree.depth) t->tree.depth = t->work[th].pool.depth;
+    if (merge(t)) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for tree cells");
     double t4 = nb_now_ms();
     ph[0] = t1 - t0; ph[1] = t2 - t1; ph[2] = t3 - t2; ph[3] = t4 - t3;
     return 0;
 }
 
-/* ---- summary and tree order ---------------------------------------------- */
+/* ---- summary, tree order, the walk's copy ---------------------------------- */
 
 /* Mass, centre of mass and count of cell k from its children (their own
  * summaries done), in the fixed order 0..7 and leaf lists in index order
@@ -439,62 +477,84 @@ static void summarize_cell(bh_cpu *t, int64_t k)
                            t->theta);
 }
 
-/* Cell k and its subtree, post-order. */
-static void summarize(bh_cpu *t, int64_t k)
+/* The walk's copy of cell k; leaf[o]: the walk's code of body slot o (tree
+ * position p, or -2 - p for a leaf list). */
+static void copy_wcell(bh_cpu *t, int64_t k, const int leaf[8])
 {
+    const cells *c = &t->tree;
+    wcell *w = &t->wc[k];
+    w->mx = c->mx[k]; w->my = c->my[k]; w->mz = c->mz[k]; w->m = c->mm[k];
+    w->open2 = c->open2[k];
+    w->ncells = w->nbodies = 0;
+    for (int o = 7; o >= 0; o--)                /* the walk's stack pops child 0 first */
+        if (c->child[k * 8 + o] >= t->n) w->child[w->ncells++] = (int)(c->child[k * 8 + o] - t->n);
     for (int o = 0; o < 8; o++) {
-        int ch = t->tree.child[k * 8 + o];
-        if (ch >= t->n) summarize(t, ch - t->n);
+        int ch = c->child[k * 8 + o];
+        if (ch != BH_EMPTY && ch < t->n) w->child[w->ncells + w->nbodies++] = leaf[o];
     }
-    summarize_cell(t, k);
+    w->pad = 0;
 }
 
 /* The bodies below cell k in tree order, from sorted[*pos] on: depth first,
  * children in the order 0..7, leaf lists in index order (the GPU's sort
- * kernel computes the same order).  And the walk's copy of the children:
- * a leaf of one body as its tree position p, a leaf list as -2 - p. */
+ * kernel computes the same order); and the walk's copies of the cells. */
 static void order(bh_cpu *t, int64_t k, int64_t *pos)
 {
-    cells *c = &t->tree;
+    const cells *c = &t->tree;
+    int leaf[8];
     for (int o = 0; o < 8; o++) {
-        int ch = c->child[k * 8 + o], w = ch;
+        int ch = c->child[k * 8 + o];
         if (ch >= t->n) {
             order(t, ch - t->n, pos);
         } else if (ch != BH_EMPTY) {
-            w = t->chain[ch] == BH_EMPTY ? (int)*pos : (int)(-2 - *pos);
+            leaf[o] = t->chain[ch] == BH_EMPTY ? (int)*pos : (int)(-2 - *pos);
             for (int b = ch; b != BH_EMPTY; b = t->chain[b]) t->sorted[(*pos)++] = b;
         }
-        c->wchild[k * 8 + o] = w;
     }
+    copy_wcell(t, k, leaf);
 }
 
-/* Summary and tree order: each task's subtree (its bodies are already in
- * its range of sorted[], in key order), then the coarse cells above, last
- * created first (children before parents).  A body alone in a coarse slot
- * is already in its place. */
-static void summary(bh_cpu *t)
+/* Summary, tree order and the walk's copy: each task's cells (numbered
+ * depth first: children after their parent, so the last cell first), its
+ * bodies already in their range of sorted[]; then the top cells, the last
+ * made first (children before parents), whose lone bodies are already in
+ * their place; then the bodies' positions and masses in tree order.
+ * 0 or -1 (out of memory). */
+static int summary(bh_cpu *t)
 {
+    if (t->wccap < t->tree.ncells) {
+        free(t->wc);
+        t->wccap = t->tree.cap;
+        t->wc = aligned_alloc(64, (size_t)t->wccap * sizeof *t->wc);
+        if (!t->wc) { t->wccap = 0; return -1; }
+    }
     #pragma omp parallel for num_threads(t->threads) schedule(dynamic, 1)
     for (int64_t i = 0; i < t->ntasks; i++) {
         const task *q = &t->tasks[i];
+        for (int64_t k = q->base + q->ncells - 1; k >= q->base; k--) summarize_cell(t, k);
         int64_t pos = q->lo;
-        summarize(t, q->k);
-        order(t, q->k, &pos);
+        order(t, q->base, &pos);
     }
-    for (int64_t i = t->ntop - 1; i >= 0; i--) summarize_cell(t, t->top[i]);
+    const cells *top = &t->top;
+    for (int64_t j = top->ncells - 1; j >= 0; j--) {
+        if (top->task[j] >= 0) continue;
+        summarize_cell(t, top->final[j]);
+        copy_wcell(t, top->final[j], top->pos + j * 8);
+    }
     #pragma omp parallel for num_threads(t->threads) schedule(static)
     for (int64_t p = 0; p < t->n; p++) {
         int b = t->sorted[p];
         t->px[p] = t->x[b]; t->py[p] = t->y[b]; t->pz[p] = t->z[b]; t->pm[p] = t->m[b];
     }
+    return 0;
 }
 
 /* ---- force: the walk, the list, the evaluation ----------------------------- */
 
 /* A group of BH_GROUP bodies, neighbours in tree order (tree positions
- * first, first + cnt), walks the tree together, as one warp does on the
- * GPU: a cell is used as a point mass only if it is far from every body of
- * the group, else it is opened for all.  A group of cnt < BH_GROUP bodies
+ * first ... first + cnt - 1), walks the tree together, as one warp does on
+ * the GPU: a cell is used as a point mass only if it is far from every body
+ * of the group, else it is opened for all.  A group of cnt < BH_GROUP bodies
  * (the last) repeats its last body, so that every test runs over all
  * BH_GROUP lanes. */
 typedef struct group {
@@ -503,14 +563,13 @@ typedef struct group {
     float x[BH_GROUP], y[BH_GROUP], z[BH_GROUP];
 } group;
 
-/* Is cell k far from every body of group g: bh_far(d2, open2) for each of the
+/* Is cell c far from every body of group g: bh_far(d2, open2) for each of the
  * BH_GROUP lanes (the GPU warp's vote), d2 the squared distance from the body
  * to the cell's centre of mass?  All lanes, without an early exit: a
  * vectorized loop. */
-static int group_far(const bh_cpu *t, int64_t k, const group *g)
+static int group_far(const wcell *c, const group *g)
 {
-    const cells *c = &t->tree;
-    const float mx = c->mx[k], my = c->my[k], mz = c->mz[k], open2 = c->open2[k];
+    const float mx = c->mx, my = c->my, mz = c->mz, open2 = c->open2;
     int far = 1;
     for (int j = 0; j < BH_GROUP; j++) {
         float dx = mx - g->x[j], dy = my - g->y[j], dz = mz - g->z[j];
@@ -519,7 +578,7 @@ static int group_far(const bh_cpu *t, int64_t k, const group *g)
     return far;
 }
 
-/* Room for 'more' entries on the list (oom set and 0 returned on failure). */
+/* Room for 'more' entries on the list: 1, or 0 with oom set. */
 static int reserve(bh_list *l, int64_t more)
 {
     if (l->len + more <= l->cap) return 1;
@@ -535,13 +594,12 @@ static int reserve(bh_list *l, int64_t more)
     return 1;
 }
 
-/* The two kinds of sources: cell k as one body at its centre of mass, and
- * the body at tree position p.  The caller reserve()d the room. */
-static void push_cell(const bh_cpu *t, int64_t k, bh_list *l)
+/* The sources, onto the list (the caller reserve()d the room): cell c as
+ * one body at its centre of mass; the body at tree position p. */
+static void push_cell(const wcell *c, bh_list *l)
 {
     int64_t i = l->len++;
-    l->x[i] = t->tree.mx[k]; l->y[i] = t->tree.my[k]; l->z[i] = t->tree.mz[k];
-    l->m[i] = t->tree.mm[k];
+    l->x[i] = c->mx; l->y[i] = c->my; l->z[i] = c->mz; l->m[i] = c->m;
     l->cells++;
 }
 
@@ -552,50 +610,51 @@ static void push_body(const bh_cpu *t, int64_t p, bh_list *l)
     l->bodies++;
 }
 
-/* Cells waiting to be visited: each opened cell replaces itself by at most
- * 8 children, at most BH_MAXDEPTH levels deep. */
+/* A leaf list (the depth cap): its bodies at tree positions p, p + 1, ...
+ * as long as the chain of body sorted[p] goes on.  1, or 0 (out of memory). */
+static int push_leaf_list(const bh_cpu *t, int64_t p, bh_list *l)
+{
+    for (int b = t->sorted[p]; b != BH_EMPTY; b = t->chain[b], p++) {
+        if (!reserve(l, 1)) return 0;
+        push_body(t, p, l);
+    }
+    return 1;
+}
+
+/* Cells waiting to be visited: an opened cell gives way to at most 8
+ * children, at most BH_MAXDEPTH levels deep. */
 #define BH_STACK (7 * BH_MAXDEPTH + 8)
 
-/* Group g's interaction list: the walk from the root, onto list l.  The
- * walk's copy of the children (t->tree.wchild) gives a leaf by the tree
- * position p of its body (bodies p on in t->px, py, pz, pm), a leaf list of
- * several bodies (the depth cap) as -2 - p, its bodies sorted[p], then
- * t->chain[] to BH_EMPTY, at the positions p, p + 1, ... */
+/* Group g's interaction list: the walk from the root (t->wc[0]), depth
+ * first with a stack of cells, onto list l. */
 static void walk(const bh_cpu *t, const group *g, bh_list *l)
 {
     /* BEGIN SOLUTION
-     * A depth-first walk with an explicit stack of cells (int stack[BH_STACK]), the root (cell 0)
-     * first.  For each cell k popped: if group_far(t, k, g), the cell is one source:
-     * reserve(l, 1) and push_cell(t, k, l).  Else open it: reserve(l, 8), then for its children
-     * w = t->tree.wchild[k * 8 + o], o = 0..7: skip BH_EMPTY; a cell (w >= t->n) goes on the
-     * stack as w - t->n; a body (0 <= w < t->n) is push_body(t, w, l); a leaf list (w <= -2)
-     * pushes the bodies at p = -2 - w, p + 1, ... as long as the chain of sorted[p] goes on
-     * (reserve one more for each).  Return early if l->oom.  Then call force(t) in compute().
+     * Keep a stack of cell numbers (int stack[BH_STACK]), the root 0 on it.  Pop a cell,
+     * c = &t->wc[k].  If group_far(c, g): it is one source: reserve(l, 1), push_cell(c, l).  Else
+     * open it: reserve(l, 8); its c->ncells child cells c->child[0 .. ncells-1] go on the stack;
+     * its c->nbodies leaves follow, c->child[ncells ..]: p >= 0 is push_body(t, p, l), p < 0 a leaf
+     * list: push_leaf_list(t, -2 - p, l).  Stop when the stack is empty, or when reserve() or
+     * push_leaf_list() return 0 (out of memory).  Then call force(t) in compute().
      * See handouts/05_barneshut.md.
      */
-    /* BLANK: (void)t; (void)g; (void)l; (void)group_far; (void)reserve; */
-    /* BLANK: (void)push_cell; (void)push_body; */
-    const int n = (int)t->n;
+    /* BLANK: (void)t; (void)g; (void)l; (void)group_far; (void)reserve; (void)push_cell; */
+    /* BLANK: (void)push_body; (void)push_leaf_list; */
     int stack[BH_STACK], sp = 0;
     stack[sp++] = 0;
     while (sp > 0) {
-        int k = stack[--sp];
-        if (group_far(t, k, g)) {
+        const wcell *c = &t->wc[stack[--sp]];
+        if (group_far(c, g)) {
             if (!reserve(l, 1)) return;
-            push_cell(t, k, l);
+            push_cell(c, l);
             continue;
         }
         if (!reserve(l, 8)) return;
-        const int *child = t->tree.wchild + (int64_t)k * 8;
-        for (int o = 7; o >= 0; o--) {          /* the stack pops child 0 first */
-            int w = child[o];
-            if (w >= n) stack[sp++] = w - n;
-            else if (w >= 0) push_body(t, w, l);
-            else if (w != BH_EMPTY)             /* a leaf list: the depth cap */
-                for (int p = -2 - w, b = t->sorted[p]; b != BH_EMPTY; b = t->chain[b], p++) {
-                    if (!reserve(l, 1)) return;
-                    push_body(t, p, l);
-                }
+        for (int i = 0; i < c->ncells; i++) stack[sp++] = c->child[i];
+        for (int i = c->ncells; i < c->ncells + c->nbodies; i++) {
+            int p = c->child[i];
+            if (p >= 0) push_body(t, p, l);
+            else if (!push_leaf_list(t, -2 - p, l)) return;
         }
     }
     /* END SOLUTION */
@@ -661,7 +720,7 @@ static int compute(bh_cpu *t, double ph[6])
     int rc = build(t, b);
     if (rc) return rc;
     double t1 = nb_now_ms();
-    summary(t);
+    if (summary(t)) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the walk's cells");
     double t2 = nb_now_ms();
     /* BEGIN SOLUTION
      * Call force(t) (return its code if not 0): it collects with walk() the interaction list of
@@ -695,6 +754,7 @@ static int cpu_init(void **ctx, const nb_state *s, const nb_options *o)
     t->eps2 = (float)(o->eps * o->eps);
     t->theta = (float)o->theta;
     t->tree.summary = 1;
+    t->top.top = 1;
     size_t N = (size_t)s->n, nb = N * sizeof(float);
     float **arr[] = { &t->m, &t->x, &t->y, &t->z, &t->vx, &t->vy, &t->vz,
                       &t->ax, &t->ay, &t->az, &t->px, &t->py, &t->pz, &t->pm };
@@ -824,8 +884,10 @@ static void cpu_destroy(void *ctx)
                      t->px, t->py, t->pz, t->pm };
     for (size_t a = 0; a < sizeof arr / sizeof *arr; a++) free(arr[a]);
     cells_free(&t->tree);
+    cells_free(&t->top);
+    free(t->wc);
     free(t->chain); free(t->sorted); free(t->idx2); free(t->key); free(t->key2); free(t->hist);
-    free(t->tasks); free(t->top);
+    free(t->tasks);
     for (int th = 0; t->work && th < t->threads; th++) {
         bh_list *l = &t->work[th].list;
         cells_free(&t->work[th].pool);
