@@ -40,6 +40,7 @@
 #include <string.h>
 #include "bh_cpu.h"
 #include "bh_cpu_eval.h"
+#include "nb_physics.h"
 
 /* The top of the tree is cut into tasks by the bodies' keys: a cell of at
  * most BH_TASK_BODIES bodies, or one at depth BH_KEY_LEVELS, is built by one
@@ -105,6 +106,7 @@ typedef struct bh_cpu {
     int threads;
     float *m, *x, *y, *z, *vx, *vy, *vz, *ax, *ay, *az;
     float dt, eps2, theta;
+    int wide;                        /* a squared distance may overflow: see force() */
     cells tree;                      /* the tree: cell 0 is the root, numbered depth first */
     cells top;                       /* build: the cells above the tasks; 0 is the root */
     wcell *wc;                       /* the walk's copy of the tree's cells */
@@ -410,6 +412,7 @@ static int build(bh_cpu *t, double ph[4])
     }
     float cx, cy, cz, h;
     bh_root(lox, loy, loz, hix, hiy, hiz, &cx, &cy, &cz, &h);
+    t->wide = !(4.0f * h < 1e19f);               /* separations < 2 sqrt(3) h < sqrt(FLT_MAX) */
     double t1 = nb_now_ms();
 
     #pragma omp parallel for num_threads(t->threads) schedule(static)
@@ -660,9 +663,27 @@ static void walk(const bh_cpu *t, const group *g, bh_list *l)
     /* END SOLUTION */
 }
 
-/* Every group: its list (walk), its sum (bh_eval), one group per thread at
- * a time.  The interactions: the list's bodies and cells times the group's
- * bodies, summed per thread and reduced. */
+/* bh_eval() in IEEE arithmetic, the list in order: for bodies so far apart
+ * that a squared distance overflows to inf, outside the accepted input (the
+ * README's coordinates within +-1e18) but met by the tests.  There 1/sqrtf(inf)
+ * is 0 and the source adds 0; -ffast-math assumes finite values and its
+ * rsqrt-based 1/sqrtf(inf) is NaN. */
+static void eval_ieee(const group *g, const bh_list *l, float eps2, float *ax, float *ay,
+                      float *az)
+{
+    for (int j = 0; j < g->cnt; j++) {
+        float sx = 0, sy = 0, sz = 0;
+        for (int64_t k = 0; k < l->len; k++)
+            nb_interact(g->x[j], g->y[j], g->z[j], l->x[k], l->y[k], l->z[k], l->m[k], eps2,
+                        &sx, &sy, &sz);
+        ax[j] = sx; ay[j] = sy; az[j] = sz;
+    }
+}
+
+/* Every group: its list (walk), its sum (bh_eval, or eval_ieee() when the
+ * root cube is so wide that a squared distance may overflow), one group per
+ * thread at a time.  The interactions: the list's bodies and cells times the
+ * group's bodies, summed per thread and reduced. */
 static int force(bh_cpu *t)
 {
     const int64_t n = t->n, ngroups = (n + BH_GROUP - 1) / BH_GROUP;
@@ -688,7 +709,8 @@ static int force(bh_cpu *t)
             walk(t, &g, l);
             double t1 = nb_now_ms();
             float ax[BH_GROUP], ay[BH_GROUP], az[BH_GROUP];
-            bh_eval(g.x, g.y, g.z, g.cnt, l, t->eps2, ax, ay, az);
+            if (t->wide) eval_ieee(&g, l, t->eps2, ax, ay, az);
+            else bh_eval(g.x, g.y, g.z, g.cnt, l, t->eps2, ax, ay, az);
             double t2 = nb_now_ms();
             for (int j = 0; j < g.cnt; j++) {
                 int b = t->sorted[g.first + j];
