@@ -628,6 +628,19 @@ static int push_leaf_list(const bh_cpu *t, int64_t p, bh_list *l)
  * children, at most BH_MAXDEPTH levels deep. */
 #define BH_STACK (7 * BH_MAXDEPTH + 8)
 
+/* Put cell k on the stack, and start loading it (the hardware does not
+ * guess the walk's next lines: the cells of a subtree are consecutive, but
+ * their siblings are not). */
+static void visit_later(const bh_cpu *t, int k, int *stack, int *sp)
+{
+    stack[(*sp)++] = k;
+#if defined(__GNUC__)
+    __builtin_prefetch(&t->wc[k]);
+#else
+    (void)t;
+#endif
+}
+
 /* Group g's interaction list: the walk from the root (t->wc[0]), depth
  * first with a stack of cells, onto list l. */
 static void walk(const bh_cpu *t, const group *g, bh_list *l)
@@ -635,16 +648,17 @@ static void walk(const bh_cpu *t, const group *g, bh_list *l)
     /* BEGIN SOLUTION
      * Keep a stack of cell numbers (int stack[BH_STACK]), the root 0 on it.  Pop a cell,
      * c = &t->wc[k].  If group_far(c, g): it is one source: reserve(l, 1), push_cell(c, l).  Else
-     * open it: reserve(l, 8); its c->ncells child cells c->child[0 .. ncells-1] go on the stack;
+     * open it: reserve(l, 8); its c->ncells child cells c->child[0 .. ncells-1] go on the stack
+     * (visit_later(t, c->child[i], stack, &sp));
      * its c->nbodies leaves follow, c->child[ncells ..]: p >= 0 is push_body(t, p, l), p < 0 a leaf
      * list: push_leaf_list(t, -2 - p, l).  Stop when the stack is empty, or when reserve() or
      * push_leaf_list() return 0 (out of memory).  Then call force(t) in compute().
      * See handouts/05_barneshut.md.
      */
     /* BLANK: (void)t; (void)g; (void)l; (void)group_far; (void)reserve; (void)push_cell; */
-    /* BLANK: (void)push_body; (void)push_leaf_list; */
+    /* BLANK: (void)push_body; (void)push_leaf_list; (void)visit_later; */
     int stack[BH_STACK], sp = 0;
-    stack[sp++] = 0;
+    visit_later(t, 0, stack, &sp);
     while (sp > 0) {
         const wcell *c = &t->wc[stack[--sp]];
         if (group_far(c, g)) {
@@ -653,7 +667,7 @@ static void walk(const bh_cpu *t, const group *g, bh_list *l)
             continue;
         }
         if (!reserve(l, 8)) return;
-        for (int i = 0; i < c->ncells; i++) stack[sp++] = c->child[i];
+        for (int i = 0; i < c->ncells; i++) visit_later(t, c->child[i], stack, &sp);
         for (int i = c->ncells; i < c->ncells + c->nbodies; i++) {
             int p = c->child[i];
             if (p >= 0) push_body(t, p, l);
