@@ -706,7 +706,7 @@ static int force(bh_cpu *t)
     #pragma omp parallel num_threads(t->threads) reduction(+ : bb, bc)
     {
         work *w = &t->work[omp_get_thread_num()];
-        bh_list *l = &w->list;
+        bh_list list = w->list, *l = &list;      /* a copy on this thread's stack */
         double tw = 0, te = 0;
         l->oom = 0;
         #pragma omp for schedule(dynamic, 1)
@@ -735,6 +735,7 @@ static int force(bh_cpu *t)
             tw += t1 - t0;
             te += t2 - t1;
         }
+        w->list = list;                          /* its buffers, maybe grown */
         w->t_walk = tw;
         w->t_eval = te;
         if (l->oom) {
