@@ -646,13 +646,13 @@ static void visit_later(const bh_cpu *t, int k, int *stack, int *sp)
 static void walk(const bh_cpu *t, const group *g, bh_list *l)
 {
     /* BEGIN SOLUTION
-     * Keep a stack of cell numbers (int stack[BH_STACK]), the root 0 on it.  Pop a cell,
-     * c = &t->wc[k].  If group_far(c, g): it is one source: reserve(l, 1), push_cell(c, l).  Else
-     * open it: reserve(l, 8); its c->ncells child cells c->child[0 .. ncells-1] go on the stack
-     * (visit_later(t, c->child[i], stack, &sp));
-     * its c->nbodies leaves follow, c->child[ncells ..]: p >= 0 is push_body(t, p, l), p < 0 a leaf
-     * list: push_leaf_list(t, -2 - p, l).  Stop when the stack is empty, or when reserve() or
-     * push_leaf_list() return 0 (out of memory).  Then call force(t) in compute().
+     * A depth-first walk with a stack of cells (int stack[BH_STACK], sp): put the root on it,
+     * visit_later(t, 0, stack, &sp).  Pop a cell, c = &t->wc[k].  If group_far(c, g), it is one
+     * source: reserve(l, 1), push_cell(c, l).  Else open it: reserve(l, 8); its c->ncells child
+     * cells c->child[0 .. ncells-1] go on the stack (visit_later()); its c->nbodies leaves follow
+     * in c->child[]: p >= 0 is push_body(t, p, l), p < 0 a leaf list, push_leaf_list(t, -2 - p,
+     * l).  Stop when the stack is empty, or when reserve() or push_leaf_list() return 0 (out of
+     * memory).  Then call force(t) in compute().
      * See handouts/05_barneshut.md.
      */
     /* BLANK: (void)t; (void)g; (void)l; (void)group_far; (void)reserve; (void)push_cell; */
