@@ -882,23 +882,23 @@ static void cpu_info(void *ctx, nb_run_info *info)
 }
 
 /* The phases of the timed steps.  Walk and evaluation alternate within the
- * force phase, group by group on every thread: their wall time is the force
- * phase's, split in the ratio of their summed thread times; 'busy' is the
- * share of the force phase's threads x wall time they filled. */
+ * force phase, group by group on every thread: their wall times are the
+ * force phase's, split in the ratio of their summed thread times; 'busy' is
+ * the share of the force phase's threads x wall time they filled (the rest:
+ * threads waiting for work, the scatter of the accelerations). */
 static void cpu_report(void *ctx, FILE *out)
 {
     bh_cpu *t = ctx;
     double k = t->nt ? 1.0 / t->nt : 0;
     double build = t->t_bbox + t->t_sort + t->t_insert + t->t_merge;
     double busy = t->t_walk + t->t_eval, share = busy > 0 ? t->t_walk / busy : 0;
-    fprintf(out, "    phases (mean of %d timed steps, ms, %d thread%s): build %.3f, summarize %.3f, "
-            "walk/list %.3f, evaluate %.3f, integrate %.3f\n", t->nt, t->threads,
+    fprintf(out, "    phases (mean of %d timed steps, ms, %d thread%s): build %.3f, "
+            "summarize %.3f, walk/list %.3f, evaluate %.3f, integrate %.3f\n", t->nt, t->threads,
             t->threads == 1 ? "" : "s", build * k, t->t_sum * k, t->t_force * share * k,
             t->t_force * (1 - share) * k, t->t_int * k);
-    fprintf(out, "    build: bbox %.3f, keys + sort %.3f, insertion %.3f (%lld tasks), merge %.3f; "
-            "summarize: with the tree order; force: walk/list and evaluate split as their "
-            "thread times, threads busy %.1f%%\n", t->t_bbox * k, t->t_sort * k, t->t_insert * k,
-            (long long)t->ntasks, t->t_merge * k,
+    fprintf(out, "    build: bbox %.3f, keys + sort %.3f, insertion %.3f (%lld tasks), "
+            "merge %.3f; summarize: with the tree order; force: threads busy %.1f%%\n",
+            t->t_bbox * k, t->t_sort * k, t->t_insert * k, (long long)t->ntasks, t->t_merge * k,
             t->t_force > 0 ? 100.0 * busy / (t->t_force * t->threads) : 0.0);
     fprintf(out, "    interactions per step: body-body %lld, body-cell %lld "
             "(%.1f + %.1f per body)\n",
