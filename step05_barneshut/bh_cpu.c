@@ -977,12 +977,13 @@ const nb_step nb_step05_cpu = {
     .destroy = cpu_destroy,
     .cpu_variant = NULL,
     /* the state (28 B), the code's copies of the bodies and accelerations
-     * (40 B), leaf lists and tree order (8 B), the build's keys and radix
-     * sort buffers (12 B), cells (80 B each in the tree, about 0.5 per body,
-     * capacity doubled when short: up to 2 per body; 48 B each in the
-     * threads' build pools, the same count), --check (12 B).  Not per body:
-     * each thread's interaction list, 16 B per source, a few thousand at
-     * theta = 0.5 (up to N at theta = 0). */
-    .host_bytes_per_body = 28.0 + 40.0 + 8.0 + 12.0 + 2.0 * (80.0 + 48.0) + 12.0,
+     * (40 B) and of the positions and masses in tree order (16 B), leaf
+     * lists, tree order and the radix sort's index buffer (12 B), the keys
+     * (8 B), --check (12 B); cells, about 0.5 per body, capacity doubled
+     * when short (up to 2 per body): 76 B each in the tree, 64 B in the
+     * walk's copy, 48 B in the threads' build pools.  Not per body: each
+     * thread's interaction list, 16 B per source, a few thousand at theta =
+     * 0.5 (up to N at theta = 0). */
+    .host_bytes_per_body = 28.0 + 40.0 + 16.0 + 12.0 + 8.0 + 12.0 + 2.0 * (76.0 + 64.0 + 48.0),
     .device_bytes_per_body = 0,
 };
