@@ -2,7 +2,7 @@
  *
  * Read the step in this order: this file (the layout of the tree and the
  * opening criterion), bh_tree.c (the invariants of a correct tree, checked
- * by the tests), bh_cpu.c (the sequential tree code, --cpu: the readable
+ * by the tests), bh_cpu.c (the CPU tree code, --cpu: the readable
  * reference), then bh_gpu.cu (the same tree as a GPU kernel pipeline, after
  * Burtscher & Pingali, "An Efficient CUDA Implementation of the Tree-Based
  * Barnes Hut n-Body Algorithm", GPU Computing Gems Emerald Edition, 2011).
