@@ -37,10 +37,10 @@ fi
 bin=$top/step05_barneshut/nbody
 [ -x "$bin" ] || make -C "$top/step05_barneshut" >/dev/null
 
-echo "step05_barneshut --cpu, thread scaling: N = $n Plummer (seed 1), theta $theta, $steps timed"
-echo "step(s) after $warmup warm-up; $(nbs_cpu_model), $(nbs_cpu_cores) cores, $cpus logical CPUs;"
-echo "$(date -u '+%Y-%m-%d %H:%M UTC'); each row: $bin --cpu -n $n -s $steps --warmup $warmup"
-echo "--theta $theta --bench --threads T.  Times in ms per step (median); phases: mean per step."
+echo "step05_barneshut --cpu thread scaling: N = $n Plummer (seed 1), theta $theta"
+echo "machine: $(nbs_cpu_model), $(nbs_cpu_cores) cores, $cpus logical CPUs; $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "each row: step05_barneshut/nbody --cpu -n $n -s $steps --warmup $warmup --theta $theta --bench --threads T"
+echo "(ms per step: the median of the timed steps; phases: the mean per timed step)"
 echo
 printf '| %7s | %10s | %10s | %7s | %6s | %8s | %9s | %9s | %9s |\n' threads "step ms" "force ms" \
     speedup "eff." build summarize "walk/list" evaluate
