@@ -5,8 +5,9 @@
 #  * Host code is C11 with -O3 -march=native and IEEE semantics everywhere
 #    (NaN/range checks in the CLI, the double-precision references, the
 #    energy diagnostics all rely on them).
-#  * The CPU force loop (step01_cpu/forces.c, one translation unit) alone is
-#    built with FORCE_CFLAGS = -ffast-math: it lets gcc vectorize the j-loop
+#  * The CPU force loops (step01_cpu/forces.c, step05_barneshut/bh_cpu_eval.c:
+#    one translation unit each, FORCE_SRCS) alone are built with
+#    FORCE_CFLAGS = -ffast-math: it lets gcc vectorize the j-loop
 #    with a reordered reduction and compute 1/sqrtf(r2) as rsqrt + one
 #    Newton step, the CPU analogue of the GPU's rsqrtf.  Accuracy is still
 #    checked against the 1e-4 all-pairs tolerance (docs/conventions.md, Verification and tolerances).

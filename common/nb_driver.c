@@ -195,10 +195,18 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
 {
     nb_options o;
     const char *prog = step->name;
-    int rc = nb_parse_options(argc, argv, step->options, prog, &o);
+    /* one command line (and one --help) for a program and its --cpu variant;
+     * an option of only one of the two tables is refused with the other */
+    unsigned accepted = step->options | (step->cpu_variant ? step->cpu_variant->options : 0);
+    int rc = nb_parse_options(argc, argv, accepted, prog, &o);
     if (rc < 0) return 0;
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
+    const char *which = !step->cpu_variant ? "" : o.cpu ? " with --cpu" : " without --cpu";
     if (o.cpu && step->cpu_variant) step = step->cpu_variant;   /* from here on, one table */
+    if ((rc = nb_options_fit(&o, step->options, prog, which))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        return rc;
+    }
 
     run_ctx r;
     memset(&r, 0, sizeof r);

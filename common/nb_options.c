@@ -127,8 +127,8 @@ static const opt_row nb_opts[] = {
       .def_text = "the step's own, printed by --bench", .meta = "B",
       .help = "threads per block, a multiple of 32 in [32, 1024]" },
     { .name = "threads", .kind = K_INT, .field = F(threads), .steps = NB_OPT_THREADS,
-      .owner = "the CPU codes", .lo = 1, .hi = 1024, .def.i = 1, .meta = "T",
-      .help = "OpenMP threads, in [1, 1024]" },
+      .owner = "the CPU codes: step01_cpu and step05_barneshut --cpu", .lo = 1, .hi = 1024,
+      .def.i = 1, .meta = "T", .help = "OpenMP threads of the CPU code (step05: with --cpu), in [1, 1024]" },
     { .name = "gpus", .kind = K_INT, .field = F(gpus), .steps = NB_OPT_GPUS,
       .owner = "step06_multigpu", .lo = 1, .hi = 1024, .def.i = 0,
       .def_text = "every visible GPU", .meta = "P",
@@ -255,6 +255,17 @@ static int set_value(const opt_row *d, const char *name, const char *val, nb_opt
     return 0;
 }
 
+int nb_options_fit(const nb_options *o, unsigned options, const char *prog, const char *which)
+{
+    for (int k = 0; k < NB_NOPTS; k++) {
+        const opt_row *d = &nb_opts[k];
+        if (d->steps & o->given & ~options)
+            return nb_fail(NB_EXIT_USAGE, "--%s does not apply to %s%s (it is an option of %s)", d->name,
+                           prog, which, d->owner);
+    }
+    return 0;
+}
+
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
 {
     nb_options_default(o);
@@ -304,6 +315,7 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
         if (d->kind == K_HELP) help = 1;
         if (d->kind == K_VERSION) version = 1;
         if (d->field == F(n)) o->n_given = 1;
+        o->given |= d->steps;
     }
     if (help) { nb_print_help(stdout, prog, options); return -1; }
     if (version) { printf("%s (%s)\n", prog, NB_VERSION); return -1; }

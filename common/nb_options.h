@@ -55,6 +55,7 @@ typedef struct nb_options {
     int         render_tree;  /* --render-tree */
     int         render_size;  /* --render-size P */
     int         gpus;         /* --gpus P; 0: every visible GPU */
+    unsigned    given;        /* NB_OPT_* bits of the step-specific options on the command line */
     /* Not on the command line: set by tests. */
     int         poison;       /* GPU steps fill output buffers with NaN before each kernel */
 } nb_options;
@@ -67,6 +68,12 @@ void nb_options_default(nb_options *o);
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog,
                      nb_options *o);
 void nb_print_help(FILE *out, const char *prog, unsigned options);
+/* A program with a --cpu variant parses with the options of both of its
+ * tables; once nb_main() has picked the table that runs, an option given
+ * on the command line that this table does not accept is refused here:
+ * NB_EXIT_USAGE naming the option, prog and 'which' (" without --cpu"),
+ * else 0. */
+int nb_options_fit(const nb_options *o, unsigned options, const char *prog, const char *which);
 
 /* Strict number parsers, used by the CLI.  They return 0 on success, -1 on
  * garbage, leading or trailing characters (white space included), overflow,

@@ -65,7 +65,7 @@ typedef struct nb_step {
     int  (*cells)(void *ctx, nb_cells *out);
     void (*destroy)(void *ctx);
 
-    /* --cpu runs this table instead (step05: the sequential CPU tree code);
+    /* --cpu runs this table instead (step05: the CPU tree code);
      * NULL: no --cpu variant.  nb_main() swaps the table right after parsing
      * the options, so the variant is a whole step of its own (its probe, its
      * tolerance, its timings), under the same program name and options. */
@@ -83,8 +83,8 @@ typedef struct nb_step {
 } nb_step;
 
 /* Defaults for a step that leaves the fields 0: generous, so that a step
- * without its own figures is refused rather than killed (the tree code:
- * about 150 B/body on the host with --cpu, 107 B/body on the device). */
+ * without its own figures is refused rather than killed (the GPU tree
+ * code: 107 B/body on the device). */
 #define NB_HOST_BYTES_PER_BODY_DEFAULT   256.0
 #define NB_DEVICE_BYTES_PER_BODY_DEFAULT 128.0
 

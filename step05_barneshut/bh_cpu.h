@@ -11,10 +11,12 @@
 extern "C" {
 #endif
 
-/* The options of step05_barneshut, the same for both tables (one --help). */
+/* The options of step05_barneshut that both tables accept.  The CPU table
+ * adds NB_OPT_THREADS: nb_main() parses with the options of both tables
+ * (one --help) and refuses --threads without --cpu. */
 #define BH_STEP_OPTIONS (NB_OPT_BLOCK | NB_OPT_THETA | NB_OPT_CPU | NB_OPT_RENDER_TREE)
 
-/* The sequential CPU tree code: nb_step05_gpu.cpu_variant. */
+/* The CPU tree code (OpenMP, --threads): nb_step05_gpu.cpu_variant. */
 extern const nb_step nb_step05_cpu;
 
 /* ctx from nb_step05_cpu.init.  The tree of the current positions (the last

@@ -939,7 +939,7 @@ extern "C" int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a)
 extern "C" const nb_step nb_step05_gpu = {
     "step05_barneshut",
     "Barnes-Hut octree, O(N log N): GPU kernel pipeline after Burtscher & Pingali "
-    "(--cpu: sequential tree code)",
+    "(--cpu: CPU tree code)",
     BH_STEP_OPTIONS, 1, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     gpu_report, gpu_cells, gpu_destroy, &nb_step05_cpu,
     GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY,

@@ -296,6 +296,105 @@ static void tree_far_body(const code *c)
     nb_state_free(&s);
 }
 
+/* ---- the CPU code's threads ---------------------------------------------- */
+
+/* Accelerations and interaction counts of s with --threads T (CPU code). */
+static int cpu_run(const nb_state *s, double theta, int threads, float *a, int64_t *bb,
+                   int64_t *bc)
+{
+    nb_options o;
+    opts(&o, &CPU, theta);
+    o.threads = threads;
+    void *ctx = NULL;
+    int64_t n = s->n;
+    int rc = CPU.step->init(&ctx, s, &o);
+    if (!rc) rc = CPU.step->accel(ctx, a, a + n, a + 2 * n);
+    if (!rc) rc = bh_cpu_interactions(ctx, bb, bc);
+    if (rc) printf("\n    --threads %d: %s\n", threads, nb_errmsg());
+    if (ctx) CPU.step->destroy(ctx);
+    return rc;
+}
+
+/* --threads 1 and --threads 4 give the same bits.  The summation order of a
+ * body does not depend on the threads: the tree and its numbering are the
+ * same (the octree of the positions, numbered depth first), each group of
+ * 32 bodies is walked and summed by one thread, its list in walk order, and
+ * the radix sort and the summary are deterministic.  So the accelerations
+ * are bit-identical and the interaction counts (per-thread sums, reduced)
+ * equal.  Cases: a Plummer sphere at theta 0.5 and 0 (N not a multiple of
+ * 32), and coincident bodies (leaf lists at the depth cap). */
+static void threads_case(const char *what, const nb_state *s, double theta)
+{
+    int64_t n = s->n, bb1 = -1, bc1 = -1, bb4 = -2, bc4 = -2;
+    float *a1 = malloc((size_t)n * 3 * sizeof *a1), *a4 = malloc((size_t)n * 3 * sizeof *a4);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a4);
+    CU_ASSERT_EQUAL_FATAL(cpu_run(s, theta, 1, a1, &bb1, &bc1), 0);
+    CU_ASSERT_EQUAL_FATAL(cpu_run(s, theta, 4, a4, &bb4, &bc4), 0);
+    int64_t differ = 0, first = -1;
+    for (int64_t i = 0; i < 3 * n; i++)
+        if (memcmp(&a1[i], &a4[i], sizeof *a1)) {
+            if (first < 0) first = i;
+            differ++;
+        }
+    if (differ)
+        printf("\n    %s, theta %g: %lld of %lld components differ; body %lld: %.9g (1 thread) vs "
+               "%.9g (4 threads), want the same bits\n", what, theta, (long long)differ,
+               (long long)(3 * n), (long long)(first % n), a1[first], a4[first]);
+    CU_ASSERT_EQUAL(differ, 0);
+    if (bb1 != bb4 || bc1 != bc4)
+        printf("\n    %s, theta %g: interactions body-body %lld vs %lld, body-cell %lld vs %lld "
+               "(1 vs 4 threads), want equal\n", what, theta, (long long)bb1, (long long)bb4,
+               (long long)bc1, (long long)bc4);
+    CU_ASSERT_EQUAL(bb1, bb4);
+    CU_ASSERT_EQUAL(bc1, bc4);
+    free(a1);
+    free(a4);
+}
+
+static void t_cpu_threads_bit_identical(void)
+{
+    nb_state s;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 20011, 91, &s), 0);
+    threads_case("plummer 20011", &s, 0.5);
+    nb_state_free(&s);
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 3001, 92, &s), 0);
+    threads_case("plummer 3001", &s, 0.0);
+    for (int64_t i = 0; i < 1000; i++) {     /* 1000 bodies at one point: a leaf list */
+        s.x[i * 3] = 0.1234567f; s.y[i * 3] = -0.3456789f; s.z[i * 3] = 0.0567891f;
+    }
+    threads_case("1000 coincident + 2001", &s, 0.5);
+    nb_state_free(&s);
+}
+
+/* --threads is an option of the CPU code: step05 takes it with --cpu and
+ * refuses it without (exit 2, one line that names --cpu), on any machine:
+ * the refusal comes before the device probe. */
+static const char *binary;
+
+static void t_cpu_threads_option(void)
+{
+    static char out[4096], err[4096];
+    char *with[] = { (char *)binary, "--cpu", "--threads", "2", "-n", "3000", "-s", "1",
+                     "--check", NULL };
+    int rc = nb_t_run(with, out, sizeof out, err, sizeof err, 60);
+    if (rc != 0 || !strstr(out, "2 threads") || !strstr(out, "-> PASS"))
+        printf("\n    --cpu --threads 2: exit %d (want 0, '2 threads', PASS): %s%s\n", rc, out,
+               err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "2 threads"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "-> PASS"));
+    char *without[] = { (char *)binary, "--threads", "2", "-n", "3000", NULL };
+    rc = nb_t_run(without, out, sizeof out, err, sizeof err, 60);
+    int lines = nb_t_count_lines(err);
+    if (rc != 2 || lines != 1 || !strstr(err, "--cpu"))
+        printf("\n    --threads 2 without --cpu: exit %d, %d stderr lines (want 2, 1 naming "
+               "--cpu): %s\n", rc, lines, err);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--cpu"));
+}
+
 static void t_cpu_invariants(void) { tree_invariants(&CPU); }
 static void t_cpu_theta0(void) { tree_theta0(&CPU); }
 static void t_cpu_plummer65536(void) { tree_plummer65536(&CPU); }
@@ -498,8 +597,9 @@ static void t_gpu_1000_builds(void)
     nb_state_free(&s);
 }
 
-void nb_tree_register(void)
+void nb_tree_register(const char *step_binary)
 {
+    binary = step_binary;
     static const nb_test cpu_tests[] = {
         { "cpu tree invariants (plummer 10007, disk 4099)", t_cpu_invariants, 3 },
         { "cpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_cpu_theta0, 2 },
@@ -509,6 +609,9 @@ void nb_tree_register(void)
         { "cpu N = 1, 2, 3, 33, 100003", t_cpu_small_n, 2 },
         { "cpu escapers", t_cpu_escapers, 1 },
         { "cpu far body (1e20 away): overflowed cells opened", t_cpu_far_body, 1 },
+        { "cpu --threads 1 and 4: bit-identical accelerations, same interactions",
+          t_cpu_threads_bit_identical, 2 },
+        { "cpu --threads with --cpu only (exit 2 without)", t_cpu_threads_option, 1 },
         NB_TEST_END
     };
     static const nb_test gpu_tests[] = {
