@@ -38,7 +38,10 @@
 #   MUTANT_RUNNER_TIMEOUT per runner run, seconds (1200); MUTANT=GLOB only
 #   the mutants whose name matches; MUTANTS_BUILD=1 builds the GPU mutants
 #   even without a GPU (a compile check; still "not run");
-#   MUTANTS_REQUIRE_GPU=1; MUTANTS_KEEP=1 keeps the scratch trees.
+#   MUTANTS_REQUIRE_GPU=1; MUTANTS_KEEP=1 keeps the scratch trees;
+#   MUTANTS_SKIP_BASELINE=1 skips grading the unmutated runners (only right
+#   when the same tree was just graded clean, e.g. by check-all in the same
+#   GPU session).
 # Exit: 0 every selected mutant killed (or not run without a GPU), 1 some
 # survived, are stale or failed to build, 2 bad usage or the unmutated tree
 # fails.
@@ -184,6 +187,10 @@ base_runner() {   # base_runner R: R unmutated, each of its filters in turn (one
   done
 }
 declare -A started
+if [ "${MUTANTS_SKIP_BASELINE:-0}" = 1 ]; then
+  say "the unmutated runners are not graded (MUTANTS_SKIP_BASELINE=1: the same tree was just graded clean)"
+  graded=()
+fi
 for key in "${graded[@]}"; do          # the runners at once
   r=${key%%|*}
   [ -n "${started[$r]:-}" ] && continue
@@ -241,6 +248,7 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
     else printf 'SURVIVED\t%d/%d points: no test failed\n' "$e" "$p" > "$out.line"; fi
   fi
   [ "${MUTANTS_KEEP:-0}" = 1 ] || rm -rf "$d"
+  say "$n: $(cut -f1 "$out.line")"
 }
 
 todo=()
