@@ -40,7 +40,8 @@ mk=(make ARCH="${ARCH:-sm_90}" "${cu[@]}")
 export ARCH=${ARCH:-sm_90}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$LOG/gpu.txt"
 summary=()
-note() { summary+=("$*"); ts "$*"; }
+# the archive is refreshed after every phase: a run cut short still returns it
+note() { summary+=("$*"); ts "$*"; tar czf "$OUT/session.tgz" -C "$OUT" logs 2>/dev/null; }
 
 if has build; then
   ts build
