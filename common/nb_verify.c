@@ -9,6 +9,9 @@
 #include "nb_timer.h"
 #include "nb_verify.h"
 
+/* Pair interactions below which a loop runs on one thread. */
+#define NB_OMP_MIN_WORK 65536
+
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
 {
     if (n <= max_samples) {
@@ -26,7 +29,9 @@ void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t cou
 {
     const double eps2 = eps * eps;
     const int64_t n = s->n;
-    #pragma omp parallel for schedule(dynamic, 4)
+    /* threads only where the work pays for them: a parallel region costs
+     * microseconds, far more on a machine whose cores are all busy */
+    #pragma omp parallel for schedule(dynamic, 4) if (count * n > NB_OMP_MIN_WORK)
     for (int64_t k = 0; k < count; k++) {
         int64_t i = idx[k];
         double xi = s->x[i], yi = s->y[i], zi = s->z[i];
@@ -112,7 +117,7 @@ double nb_energy(const nb_state *s, double eps, double *kin, double *pot)
     for (int64_t i = 0; i < n; i++)
         k += 0.5 * s->m[i] * ((double)s->vx[i] * s->vx[i] + (double)s->vy[i] * s->vy[i] +
                               (double)s->vz[i] * s->vz[i]);
-    #pragma omp parallel for reduction(+ : w) schedule(dynamic, 16)
+    #pragma omp parallel for reduction(+ : w) schedule(dynamic, 16) if (n * n > 2 * NB_OMP_MIN_WORK)
     for (int64_t i = 0; i < n; i++) {
         double wi = 0, xi = s->x[i], yi = s->y[i], zi = s->z[i];
         for (int64_t j = i + 1; j < n; j++) {
@@ -166,7 +171,7 @@ int nb_ref_leapfrog(nb_state *s, double eps, double dt, int steps)
     }
     for (int st = 0; st <= steps; st++) {
         /* a(x), in double, from the double positions */
-        #pragma omp parallel for schedule(static)
+        #pragma omp parallel for schedule(static) if (n * n > NB_OMP_MIN_WORK)
         for (int64_t i = 0; i < n; i++) {
             double sx = 0, sy = 0, sz = 0;
             for (int64_t j = 0; j < n; j++) {

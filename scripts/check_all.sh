@@ -47,6 +47,9 @@ export NB_GRADE_RUNNERS="${built[*]}"
 # NB_CHECK_JOBS runners at a time (default 1, streamed); with more, each
 # runner's output is kept and printed in order once it has finished.
 jobs=${NB_CHECK_JOBS:-1}
+# runners side by side share the cores: OpenMP threads that spin while they
+# wait would take them from each other
+[ "$jobs" -gt 1 ] && export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 run_one() {   # runner -> its exit status in $res/$1.rc
   local rc=0
   (cd "$top/tests" && timeout "$tmo" "./run_$1") || rc=$?

@@ -96,8 +96,11 @@ say() { printf 'mutants: %s (%ds)\n' "$*" $(( $(date +%s) - t0 )); }
 
 say "${#names[@]} mutants (MUTANTS=$which), scratch trees in $work"
 if [ $in_git = 1 ]; then
-  (cd "$top" && git ls-files -z | xargs -0 cp -P --parents --preserve=mode -t "$base" 2>/dev/null) || {
-    echo "mutants: cannot copy the git-tracked files to $base" >&2; exit 2; }
+  # a tracked file missing from the working tree (deleted, or left behind by
+  # a copy of the tree) is left out: the build says if it was needed
+  (cd "$top" && git ls-files -z | xargs -0 cp -P --parents --preserve=mode -t "$base" 2>"$work/copy.log") ||
+    say "warning: some tracked files could not be copied ($(wc -l < "$work/copy.log") lines in $work/copy.log)"
+  [ -f "$base/Makefile" ] || { echo "mutants: cannot copy the git-tracked files to $base" >&2; exit 2; }
 else   # a copy of a checkout without its .git: all of it, build outputs cleaned
   say "$top is not a git checkout: copying all of it, then make clean"
   { cp -a "$top/." "$base/" && rm -rf "$base/.git" &&
