@@ -24,8 +24,11 @@
 #     and is graded by its runner with NB_TEST_TIMEOUT (60 s) per test.
 #     Points lost = the points of the tests run minus the score, from
 #     tests/results/<runner>.tsv of its copy.  A runner that dies or times
-#     out without results counts as killed (check-all fails all its tests).
-#  4. One line per mutant (KILLED / SURVIVED / STALE / BUILD-FAILED / NOT-RUN),
+#     out without results counts as killed (check-all fails all its tests),
+#     except a runner timeout (MUTANT_RUNNER_TIMEOUT): TIMED-OUT, a failure
+#     of the run, since an overloaded machine can cause it too.
+#  4. One line per mutant (KILLED / SURVIVED / STALE / BUILD-FAILED / NOT-RUN /
+#     TIMED-OUT: the whole runner ran out of time, inconclusive),
 #     then "mutants: N killed, N survived, N stale, N not run (no GPU)".
 #
 # GPU mutants need a usable CUDA device; where there is none they are "not
@@ -95,6 +98,7 @@ t0=$(date +%s)
 say() { printf 'mutants: %s (%ds)\n' "$*" $(( $(date +%s) - t0 )); }
 
 say "${#names[@]} mutants (MUTANTS=$which), scratch trees in $work"
+[ "${MUTANTS_COPY:-}" = all ] && in_git=0   # a copy whose .git may lag its files
 if [ $in_git = 1 ]; then
   # a tracked file missing from the working tree (deleted, or left behind by
   # a copy of the tree) is left out: the build says if it was needed
@@ -241,9 +245,16 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
   local tsv=$d/tests/results/$r.tsv
   if [ ! -s "$tsv" ]; then
     local why="runner exited $rc with no results"
-    [ $rc = 124 ] && why="runner timed out after $run_tmo s"
     [ $rc -gt 128 ] && [ $rc != 124 ] && why="runner died (SIG$(kill -l $((rc - 128)) 2>/dev/null))"
-    printf 'KILLED\t%s: all its tests fail in check-all\n' "$why" > "$out.line"
+    if [ $rc = 124 ]; then
+      # a hang of the student's code fails its test (NB_TEST_TIMEOUT) and the
+      # runner still writes its results; the whole runner running out of
+      # time says more about the machine (too many JOBS) than the mutant
+      printf 'TIMED-OUT\tthe runner ran past MUTANT_RUNNER_TIMEOUT=%s s: inconclusive (fewer JOBS?)\n' \
+        "$run_tmo" > "$out.line"
+    else
+      printf 'KILLED\t%s: all its tests fail in check-all\n' "$why" > "$out.line"
+    fi
   else
     local e p f
     IFS=$'\t' read -r e p f < <(score "$tsv")
@@ -273,7 +284,7 @@ done
 wait
 
 # ---- 4. the report -------------------------------------------------------------------
-killed=0 survived=0 stale=0 notrun=0 buildfail=0
+killed=0 survived=0 stale=0 notrun=0 buildfail=0 timedout=0
 for k in "${!names[@]}"; do
   n=${names[$k]}
   if [ -z "${status[$n]:-}" ]; then
@@ -286,6 +297,7 @@ for k in "${!names[@]}"; do
     STALE) stale=$((stale + 1)) ;;
     NOT-RUN) notrun=$((notrun + 1)) ;;
     BUILD-FAILED) buildfail=$((buildfail + 1)) ;;
+    TIMED-OUT) timedout=$((timedout + 1)) ;;
     *) survived=$((survived + 1)) ;;
   esac
 done
@@ -295,9 +307,10 @@ for k in "${!names[@]}"; do
 done | sort -k2,2
 line="mutants: $killed killed, $survived survived, $stale stale, $notrun not run (no GPU)"
 [ $buildfail -gt 0 ] && line="$line, $buildfail failed to build"
+[ $timedout -gt 0 ] && line="$line, $timedout timed out (inconclusive)"
 say "done"
 echo "$line"
-if [ $survived -gt 0 ] || [ $stale -gt 0 ] || [ $buildfail -gt 0 ]; then exit 1; fi
+if [ $survived -gt 0 ] || [ $stale -gt 0 ] || [ $buildfail -gt 0 ] || [ $timedout -gt 0 ]; then exit 1; fi
 if [ $notrun -gt 0 ] && [ "${MUTANTS_REQUIRE_GPU:-0}" = 1 ]; then
   echo "mutants: MUTANTS_REQUIRE_GPU=1 and $notrun GPU mutants were not run" >&2; exit 1
 fi
