@@ -15,7 +15,8 @@
 #   profile   Nsight Compute on step04 (lesson and tuned) at N = 4096
 #   mutants   MUTANTS=gpu make mutants (the GPU mutants), log in mutants_gpu.log
 #   bench     make bench;  tables: make tables (TABLES_BUDGET_S, default 240)
-#   cpuscale  scripts/cpu_tree_scaling.sh (step05 --cpu, 1..all threads)
+#   cpuscale  scripts/cpu_tree_scaling.sh (step05 --cpu, 1..all threads;
+#             CPUSCALE_THREADS="1 16" picks the counts: THREADS is make tables')
 #
 # CUnit comes from .carry/debs when it is not installed (the GPU hosts of the
 # course have no network):
@@ -110,7 +111,7 @@ if has tables; then
 fi
 if has cpuscale && [ -x scripts/cpu_tree_scaling.sh ]; then
   ts cpuscale
-  timeout "$TMO" scripts/cpu_tree_scaling.sh >"$LOG/cpu_tree_scaling.log" 2>&1; rc=$?
+  THREADS="${CPUSCALE_THREADS:-}" timeout "$TMO" scripts/cpu_tree_scaling.sh >"$LOG/cpu_tree_scaling.log" 2>&1; rc=$?
   cat "$LOG/cpu_tree_scaling.log"; note "cpu scaling exit $rc"
 fi
 tar czf "$OUT/session.tgz" -C "$OUT" logs
