@@ -49,14 +49,9 @@
 
 #include "nb_error.h"
 #include "nb_render.h"
+#include "nb_timer.h"
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* mkdir -p: create dir and its missing parents. */
 static int make_dirs(const char *dir)
@@ -167,8 +162,7 @@ int nb_render_setup(nb_render_view *v, const nb_state *s, int size, const char *
     }
     double r99 = 0.0;
     if (k > 0) {
-        qsort(r, (size_t)k, sizeof *r, cmp_double);
-        r99 = r[(size_t)floor(0.99 * (double)(k - 1))];
+        r99 = nb_percentile(r, k, 0.99);
     }
     free(r);
     v->half = r99 > 0.0 ? 1.1 * r99 : 1.0;
@@ -185,8 +179,7 @@ int nb_render_setup(nb_render_view *v, const nb_state *s, int size, const char *
             acc[nz++] = acc[p];
     double top = mmin;
     if (nz > 0) {
-        qsort(acc, nz, sizeof *acc, cmp_double);
-        top = acc[(size_t)floor(0.99 * (double)(nz - 1))];
+        top = nb_percentile(acc, (int64_t)nz, 0.99);
     }
     free(acc);
     double lmin = log10(mmin), ltop = log10(top > mmin ? top : mmin);

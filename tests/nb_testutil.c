@@ -121,11 +121,6 @@ int nb_t_count_lines(const char *s)
     return n;
 }
 
-int nb_t_model(const char *ic, int64_t n, uint64_t seed, nb_state *s)
-{
-    return nb_ic_generate(ic, n, seed, s);
-}
-
 int nb_t_step_accel(const nb_step *step, const nb_state *s, const nb_options *o,
                     float **ax, float **ay, float **az)
 {

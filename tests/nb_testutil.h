@@ -21,8 +21,6 @@ int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t o
 /* Number of lines in s (a final line without '\n' counts). */
 int nb_t_count_lines(const char *s);
 
-/* Generate a model with the default options, n bodies, seed. Asserts success. */
-int nb_t_model(const char *ic, int64_t n, uint64_t seed, nb_state *s);
 /* init + accel + destroy on a step: accelerations of state s (n floats each,
  * allocated with malloc).  Returns the step's code. */
 int nb_t_step_accel(const nb_step *step, const nb_state *s, const nb_options *o,

@@ -68,7 +68,7 @@ static void rd_state(nb_state *s, int64_t n)
     }
 }
 
-static void test_png_decodes(void)
+static void t_png_decodes(void)
 {
     nb_state s;
     CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 2001, 606, &s), 0);
@@ -108,7 +108,7 @@ static void test_png_decodes(void)
     rmdir(rd_path(0, ".d"));
 }
 
-static void test_single_body_pixel(void)
+static void t_single_body_pixel(void)
 {
     nb_render_view v = rd_view(10);     /* pixel width 0.2 */
     nb_state s;
@@ -131,7 +131,7 @@ static void test_single_body_pixel(void)
     nb_state_free(&s);
 }
 
-static void test_brightness_order(void)
+static void t_brightness_order(void)
 {
     nb_render_view v = rd_view(16);     /* pixel width 0.125 */
     nb_state s;
@@ -157,7 +157,7 @@ static void test_brightness_order(void)
     nb_state_free(&s);
 }
 
-static void test_view_setup(void)
+static void t_view_setup(void)
 {
     /* A Plummer sphere moved to (5, -3): the view is centred there and holds
      * ~99% of the bodies; the brightest pixels are at the centre. */
@@ -213,7 +213,7 @@ static unsigned char *rd_overlay(const float *cx, const float *cy, const float *
     return rgb;
 }
 
-static void test_overlay_rows_columns(void)
+static void t_overlay_rows_columns(void)
 {
     /* A cell [-0.45, 0.55]^2: columns 5..15, rows 4 (top, y = 0.55) to 14. */
     const float cx[1] = { 0.05f }, cy[1] = { 0.05f }, half[1] = { 0.5f };
@@ -233,7 +233,7 @@ static void test_overlay_rows_columns(void)
     free(rgb);
 }
 
-static void test_overlay_clipped(void)
+static void t_overlay_clipped(void)
 {
     /* A cell crossing the right border ([0.65, 1.25] x [-0.25, 0.35]): top
      * row 6 and bottom row 12 from column 16 to the border, its left edge in
@@ -254,7 +254,7 @@ static void test_overlay_clipped(void)
     free(rgb);
 }
 
-static void test_bad_dir(void)
+static void t_bad_dir(void)
 {
     nb_state s;
     CU_ASSERT_EQUAL_FATAL(nb_ic_generate("cube", 11, 3, &s), 0);
@@ -282,13 +282,13 @@ static void test_bad_dir(void)
 void nb_suite_render_register(void)
 {
     static const nb_test tests[] = {
-        { "png_decodes_size_and_name", test_png_decodes, 2 },
-        { "one_body_one_pixel_y_up", test_single_body_pixel, 2 },
-        { "heavier_pixels_brighter", test_brightness_order, 1 },
-        { "view_on_centre_of_mass", test_view_setup, 1 },
-        { "overlay_rows_and_columns", test_overlay_rows_columns, 2 },
-        { "overlay_clipped_tiny_skipped", test_overlay_clipped, 1 },
-        { "bad_dir_exit_3", test_bad_dir, 1 },
+        { "png_decodes_size_and_name", t_png_decodes, 2 },
+        { "one_body_one_pixel_y_up", t_single_body_pixel, 2 },
+        { "heavier_pixels_brighter", t_brightness_order, 1 },
+        { "view_on_centre_of_mass", t_view_setup, 1 },
+        { "overlay_rows_and_columns", t_overlay_rows_columns, 2 },
+        { "overlay_clipped_tiny_skipped", t_overlay_clipped, 1 },
+        { "bad_dir_exit_3", t_bad_dir, 1 },
         NB_TEST_END
     };
     nb_grade_suite("render", tests, NULL);

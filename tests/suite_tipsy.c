@@ -142,8 +142,8 @@ static void roundtrip(int big)
     nb_state_free(&b);
     remove(path);
 }
-static void test_roundtrip_native(void) { roundtrip(0); }
-static void test_roundtrip_big_endian(void) { roundtrip(1); }
+static void t_roundtrip_native(void) { roundtrip(0); }
+static void t_roundtrip_big_endian(void) { roundtrip(1); }
 
 /* ---- hand-made files: star + dark (+ gas) -------------------------------- */
 
@@ -169,9 +169,9 @@ static void mixed(int big, int nsph)
     nb_state_free(&s);
     remove(path);
 }
-static void test_star_dark_native(void) { mixed(0, 0); }
-static void test_star_dark_big_endian(void) { mixed(1, 0); }
-static void test_gas_read_as_bodies(void) { mixed(0, 2); mixed(1, 2); }
+static void t_star_dark_native(void) { mixed(0, 0); }
+static void t_star_dark_big_endian(void) { mixed(1, 0); }
+static void t_gas_read_as_bodies(void) { mixed(0, 2); mixed(1, 2); }
 
 /* ---- refusals ------------------------------------------------------------ */
 
@@ -188,7 +188,7 @@ static void expect_refused(const char *path, const char *what)
     if (rc == 0) nb_state_free(&s);
 }
 
-static void test_truncated(void)
+static void t_truncated(void)
 {
     nb_state a;
     CU_ASSERT_EQUAL_FATAL(nb_ic_generate("cube", 101, 77, &a), 0);
@@ -210,7 +210,7 @@ static void test_truncated(void)
     remove(path);
 }
 
-static void test_foreign_text_file(void)
+static void t_foreign_text_file(void)
 {
     const char *path = tp_path(3, ".txt");
     const char *text = "# m x y z vx vy vz\n"
@@ -222,7 +222,7 @@ static void test_foreign_text_file(void)
     remove(path);
 }
 
-static void test_foreign_random_bytes(void)
+static void t_foreign_random_bytes(void)
 {
     const char *path = tp_path(3, ".rnd");
     unsigned char b[1000];
@@ -251,7 +251,7 @@ static void test_foreign_random_bytes(void)
     expect_refused(path, "cannot open");
 }
 
-static void test_header_mismatch(void)
+static void t_header_mismatch(void)
 {
     const char *path = tp_path(2, ".bin");
     for (int big = 0; big < 2; big++) {
@@ -277,7 +277,7 @@ static void test_header_mismatch(void)
     remove(path);
 }
 
-static void test_write_error(void)
+static void t_write_error(void)
 {
     nb_state a;
     CU_ASSERT_EQUAL_FATAL(nb_ic_generate("cube", 9, 5, &a), 0);
@@ -303,7 +303,7 @@ static int read_stream(unsigned char *b, size_t len, nb_state *s)
     return rc;
 }
 
-static void test_streams(void)
+static void t_streams(void)
 {
     for (int big = 0; big < 2; big++) {
         tp_buf t;
@@ -327,7 +327,7 @@ static void test_streams(void)
     }
 }
 
-static void test_huge_count_memory(void)
+static void t_huge_count_memory(void)
 {
     tp_buf t;
     memset(&t, 0, sizeof t);
@@ -343,7 +343,7 @@ static void test_huge_count_memory(void)
     if (rc == 0) nb_state_free(&s);
 }
 
-static void test_binary_not_tipsy(void)
+static void t_binary_not_tipsy(void)
 {
     const char *path = tp_path(3, ".bin");
     tp_buf t;
@@ -376,7 +376,7 @@ static void com(const nb_state *s, int64_t lo, int64_t hi, double *M, double c[6
     for (int k = 0; k < 6; k++) c[k] /= *M;
 }
 
-static void test_collision_deterministic(void)
+static void t_collision_deterministic(void)
 {
     nb_state a, b, c;
     CU_ASSERT_EQUAL_FATAL(nb_ic_collision(3001, 987654321, &a), 0);
@@ -390,7 +390,7 @@ static void test_collision_deterministic(void)
     nb_state_free(&a); nb_state_free(&b); nb_state_free(&c);
 }
 
-static void test_collision_mass_com(void)
+static void t_collision_mass_com(void)
 {
     const int64_t ns[] = { 1, 2, 3, 5, 1001, 4097 };
     for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
@@ -420,7 +420,7 @@ static void test_collision_mass_com(void)
     CU_ASSERT_EQUAL(nb_ic_collision(0, 1, &s), NB_EXIT_USAGE);
 }
 
-static void test_collision_two_clumps(void)
+static void t_collision_two_clumps(void)
 {
     const int64_t n = 4001, na = n / 2;
     nb_state s;
@@ -469,22 +469,22 @@ static void test_collision_two_clumps(void)
 void nb_suite_tipsy_register(void)
 {
     static const nb_test tests[] = {
-        { "roundtrip_little_endian_bit_exact", test_roundtrip_native, 2 },
-        { "roundtrip_big_endian_xdr_bit_exact", test_roundtrip_big_endian, 2 },
-        { "dark_and_star_little_endian", test_star_dark_native, 2 },
-        { "dark_and_star_big_endian", test_star_dark_big_endian, 1 },
-        { "gas_read_as_bodies", test_gas_read_as_bodies, 1 },
-        { "truncated_file_exit_2", test_truncated, 2 },
-        { "text_state_file_not_tipsy", test_foreign_text_file, 1 },
-        { "random_short_missing_refused", test_foreign_random_bytes, 1 },
-        { "header_counts_vs_size_and_ndim", test_header_mismatch, 2 },
-        { "write_error_exit_3", test_write_error, 1 },
-        { "streams_read_once_to_their_end", test_streams, 1 },
-        { "huge_header_count_out_of_memory", test_huge_count_memory, 1 },
-        { "binary_not_tipsy_says_why", test_binary_not_tipsy, 1 },
-        { "collision_deterministic", test_collision_deterministic, 1 },
-        { "collision_mass_com_small_n", test_collision_mass_com, 2 },
-        { "collision_two_clumps_approaching", test_collision_two_clumps, 2 },
+        { "roundtrip_little_endian_bit_exact", t_roundtrip_native, 2 },
+        { "roundtrip_big_endian_xdr_bit_exact", t_roundtrip_big_endian, 2 },
+        { "dark_and_star_little_endian", t_star_dark_native, 2 },
+        { "dark_and_star_big_endian", t_star_dark_big_endian, 1 },
+        { "gas_read_as_bodies", t_gas_read_as_bodies, 1 },
+        { "truncated_file_exit_2", t_truncated, 2 },
+        { "text_state_file_not_tipsy", t_foreign_text_file, 1 },
+        { "random_short_missing_refused", t_foreign_random_bytes, 1 },
+        { "header_counts_vs_size_and_ndim", t_header_mismatch, 2 },
+        { "write_error_exit_3", t_write_error, 1 },
+        { "streams_read_once_to_their_end", t_streams, 1 },
+        { "huge_header_count_out_of_memory", t_huge_count_memory, 1 },
+        { "binary_not_tipsy_says_why", t_binary_not_tipsy, 1 },
+        { "collision_deterministic", t_collision_deterministic, 1 },
+        { "collision_mass_com_small_n", t_collision_mass_com, 2 },
+        { "collision_two_clumps_approaching", t_collision_two_clumps, 2 },
         NB_TEST_END
     };
     nb_grade_suite("tipsy", tests, NULL);
