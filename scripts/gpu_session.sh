@@ -93,7 +93,7 @@ if has mutants && [ -x scripts/mutants.sh ]; then
   ts mutants
   # the tree was just graded clean by check-all when the phase "check" ran
   skip=0; has check && grep -q '^check-all: .* 0 failed' "$LOG/check-all.log" 2>/dev/null && skip=1
-  MUTANTS=gpu MUTANTS_REQUIRE_GPU=1 JOBS=${MUTANT_JOBS:-16} NB_TEST_TIMEOUT=60 \
+  MUTANTS_COPY=all MUTANTS=gpu MUTANTS_REQUIRE_GPU=1 JOBS=${MUTANT_JOBS:-6} NB_TEST_TIMEOUT=60 \
     MUTANT_RUNNER_TIMEOUT=${MUTANT_RUNNER_TIMEOUT:-240} MUTANTS_SKIP_BASELINE=$skip \
     timeout $((TMO * 2)) "${mk[@]}" mutants >"$LOG/mutants_gpu.log" 2>&1; rc=$?
   tail -40 "$LOG/mutants_gpu.log"; note "GPU mutants exit $rc: $(grep '^mutants:' "$LOG/mutants_gpu.log" | tail -1)"
