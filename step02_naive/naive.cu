@@ -6,11 +6,9 @@
  * copies in once, launches three kernels per leapfrog step (kick+drift,
  * forces, kick) and copies back only when asked.
  *
- * Napkin math (H100 SXM, 132 SMs): every thread of a warp reads the same j
- * at the same time, so each j costs four load instructions per warp (the
- * float3 is three 4-byte loads, LDG.E x3, plus one for the mass), all lanes
- * at one address, served from L1 -- the limit is load issue and latency,
- * not DRAM bandwidth.
+ * Napkin math (H100 SXM, 132 SMs): the whole warp reads the same j at once:
+ * four load instructions per warp per j (LDG.E x3 for the float3, one for
+ * the mass), served from L1 -- bound by load issue and latency, not DRAM.
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c naive.cu   (flags: common/config.mk) */
 #include <stdlib.h>
