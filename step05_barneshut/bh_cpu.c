@@ -403,13 +403,21 @@ static int build(bh_cpu *t, double ph[4])
     const float *x = t->x, *y = t->y, *z = t->z;
     double t0 = nb_now_ms();
     float lox = x[0], loy = y[0], loz = z[0], hix = x[0], hiy = y[0], hiz = z[0];
+    int64_t bad = 0;                /* non-finite positions: a blown-up integration */
     #pragma omp parallel for num_threads(t->threads) schedule(static) \
-        reduction(min : lox, loy, loz) reduction(max : hix, hiy, hiz)
-    for (int64_t i = 1; i < n; i++) {
+        reduction(min : lox, loy, loz) reduction(max : hix, hiy, hiz) reduction(+ : bad)
+    for (int64_t i = 0; i < n; i++) {
+        bad += !(isfinite(x[i]) && isfinite(y[i]) && isfinite(z[i]));
         lox = x[i] < lox ? x[i] : lox; hix = x[i] > hix ? x[i] : hix;
         loy = y[i] < loy ? y[i] : loy; hiy = y[i] > hiy ? y[i] : hiy;
         loz = z[i] < loz ? z[i] : loz; hiz = z[i] > hiz ? z[i] : hiz;
     }
+    /* A NaN compares false: it would be left out of the box, then sent down
+     * one octant to the depth cap, into one leaf list with every other NaN
+     * (O(N^2) insertions).  No tree of such positions: the step fails. */
+    if (bad)
+        return nb_fail(NB_EXIT_RUNTIME, "%lld bodies have a position that is not finite (NaN or "
+                       "inf): the integration blew up, no tree can hold them", (long long)bad);
     float cx, cy, cz, h;
     bh_root(lox, loy, loz, hix, hiy, hiz, &cx, &cy, &cz, &h);
     t->wide = !(4.0f * h < 1e19f);               /* separations < 2 sqrt(3) h < sqrt(FLT_MAX) */

@@ -67,6 +67,8 @@ typedef struct bh_status {
     int overflow;                   /* a build ran out of cells */
     int maxdepth;                   /* deepest cell */
     unsigned int blocks_done;       /* bounding box: blocks finished */
+    int nonfinite_seen;             /* bounding box: a block met a non-finite position */
+    int nonfinite;                  /* the last bounding box met one: no tree was built */
     unsigned long long bb, bc;      /* interactions: body-body, body-cell */
 } bh_status;
 
@@ -134,13 +136,19 @@ static __global__ void k_kick(bh_dev d, float hdt)
 /* Block min/max with shuffles (every lane of every warp takes part: blocks
  * are whole warps), one partial per block; the last block to finish (ticket
  * after a fence) reduces the partials and sets up the root and the status.
- * min/max are exact, so the box does not depend on the order. */
+ * min/max are exact, so the box does not depend on the order.  fminf and
+ * fmaxf skip NaN, so a blown-up position would be left out of the box and
+ * then sent down one octant to the depth cap (with every other NaN, into one
+ * leaf list: a build of O(N^2) locked steps); the blocks report non-finite
+ * positions instead, k_build builds nothing and the host fails the step. */
 #define BBOX_THREADS 512
 static __global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
 {
     float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    int bad = 0;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
         float4 p = d.pos[i];
+        bad |= !(isfinite(p.x) && isfinite(p.y) && isfinite(p.z));
         lo[0] = fminf(lo[0], p.x); hi[0] = fmaxf(hi[0], p.x);
         lo[1] = fminf(lo[1], p.y); hi[1] = fmaxf(hi[1], p.y);
         lo[2] = fminf(lo[2], p.z); hi[2] = fmaxf(hi[2], p.z);
@@ -156,8 +164,9 @@ static __global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
     int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (lane == 0)
         for (int a = 0; a < 3; a++) { s_lo[a][w] = lo[a]; s_hi[a][w] = hi[a]; }
-    __syncthreads();
+    bad = __syncthreads_or(bad);
     if (threadIdx.x == 0) {
+        if (bad) atomicExch(&d.st->nonfinite_seen, 1);
         for (int v = 1; v < (int)(blockDim.x >> 5); v++)
             for (int a = 0; a < 3; a++) {
                 lo[a] = fminf(lo[a], s_lo[a][v]);
@@ -188,6 +197,8 @@ static __global__ void __launch_bounds__(BBOX_THREADS) k_bbox(bh_dev d)
     d.st->overflow = 0;
     d.st->maxdepth = 0;
     d.st->blocks_done = 0;
+    d.st->nonfinite = __ldcg(&d.st->nonfinite_seen);
+    d.st->nonfinite_seen = 0;
     d.st->bb = 0;
     d.st->bc = 0;
 }
@@ -247,6 +258,7 @@ static __device__ int split(const bh_dev *d, int cell, int dep, float cx, float 
 
 static __global__ void k_build(bh_dev d)
 {
+    if (d.st->nonfinite) return;                /* no tree of NaN: the host fails the step */
     const float4 rg = d.geom[0];
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < d.n; i += gridDim.x * blockDim.x) {
         const float4 p = d.pos[i];
@@ -506,6 +518,9 @@ static int tree_build(bh_gpu *g, bool ev)
         k_build<<<g->build_blocks, 256>>>(g->d);
         NB_LAUNCHED();
         NB_CUDA(cudaMemcpy(&g->hst, g->d.st, sizeof g->hst, cudaMemcpyDeviceToHost));
+        if (g->hst.nonfinite)
+            return nb_fail(NB_EXIT_RUNTIME, "a body's position is not finite (NaN or inf): the "
+                           "integration blew up, no tree can hold it");
         if (!g->hst.overflow && g->hst.ncells <= g->d.cap) break;
         /* Out of cells: regrow by half and rebuild (rare: the first steps). */
         int64_t cap = (int64_t)g->d.cap + g->d.cap / 2 + 1024;

@@ -296,6 +296,35 @@ static void tree_far_body(const code *c)
     nb_state_free(&s);
 }
 
+/* Positions that are not finite (a blown-up integration: a step too long,
+ * or a force without its softening): the tree code must refuse them with
+ * NB_EXIT_RUNTIME at once.  Before it did, NaN compared false everywhere,
+ * and every NaN body went down octant 0 to the depth cap into one leaf list:
+ * O(N^2) insertions, minutes at this N -- a hang to the user.  The harness's
+ * per-test time limit fails the test if that comes back. */
+static void tree_nonfinite(const code *c)
+{
+    nb_state s;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 65536, 5, &s), 0);
+    for (int64_t i = 0; i < s.n; i += 2) s.x[i] = NAN;
+    s.z[1] = INFINITY;
+    nb_options o;
+    opts(&o, c, 0.5);
+    void *ctx = NULL;
+    int rc = c->step->init(&ctx, &s, &o);
+    const char *msg = nb_errmsg();
+    int said = rc && strstr(msg, "not finite") != NULL;
+    if (rc != NB_EXIT_RUNTIME || !said)
+        printf("\n    non-finite positions (%s): exit %d (want %d), message '%s'\n", c->label, rc,
+               NB_EXIT_RUNTIME, rc ? msg : "");
+    if (ctx) c->step->destroy(ctx);
+    CU_ASSERT_EQUAL(rc, NB_EXIT_RUNTIME);
+    CU_ASSERT(said);
+    nb_state_free(&s);
+}
+static void t_cpu_nonfinite(void) { tree_nonfinite(&CPU); }
+static void t_gpu_nonfinite(void) { tree_nonfinite(&GPU); }
+
 /* ---- the CPU code's threads ---------------------------------------------- */
 
 /* Accelerations and interaction counts of s with --threads T (CPU code). */
@@ -609,6 +638,7 @@ void nb_tree_register(const char *step_binary)
         { "cpu N = 1, 2, 3, 33, 100003", t_cpu_small_n, 2 },
         { "cpu escapers", t_cpu_escapers, 1 },
         { "cpu far body (1e20 away): overflowed cells opened", t_cpu_far_body, 1 },
+        { "cpu non-finite positions: exit 3, no tree", t_cpu_nonfinite, 1 },
         { "cpu --threads 1 and 4: bit-identical accelerations, same interactions",
           t_cpu_threads_bit_identical, 2 },
         { "cpu --threads with --cpu only (exit 2 without)", t_cpu_threads_option, 1 },
@@ -623,6 +653,7 @@ void nb_tree_register(const char *step_binary)
         { "gpu N = 1, 2, 3, 33, 100003", t_gpu_small_n, 2 },
         { "gpu escapers", t_gpu_escapers, 1 },
         { "gpu far body (1e20 away): overflowed cells opened", t_gpu_far_body, 1 },
+        { "gpu non-finite positions: exit 3, no tree", t_gpu_nonfinite, 1 },
         { "gpu tree = cpu tree; same seed, bit-identical run", t_gpu_same_tree_and_deterministic,
           2 },
         { "gpu 1000 consecutive tree builds", t_gpu_1000_builds, 2 },
