@@ -64,11 +64,12 @@ fi
 GPU_NAME=$(nb_get device || true)
 
 # --- the metrics ------------------------------------------------------------------
-# label | metric | kind (count, pct, ratio, us, int)
+# label | metric | kind (count, pct, ratio, us, int, mhz)
 METRICS_TABLE='kernel duration (µs)|gpu__time_duration.sum|us
 grid size (blocks)|launch__grid_size|int
 block size (threads)|launch__block_size|int
 registers per thread|launch__registers_per_thread|int
+SM clock (MHz)|sm__cycles_elapsed.avg.per_second|mhz
 instructions executed (warp-level)|smsp__inst_executed.sum|count
 global load instructions (warp-level)|smsp__inst_executed_op_global_ld.sum|count
 global load requests|l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum|count
@@ -192,6 +193,7 @@ function fmt(x, kind) {
     if (kind == "us") return sprintf("%.1f", x)
     if (kind == "int") return sprintf("%.0f", x)
     if (kind == "ratio") return sprintf("%.2f", x)
+    if (kind == "mhz") return sprintf("%.0f", x / 1e6)
     return fcount(x)
 }
 BEGIN { FS = "|" }

@@ -21,11 +21,17 @@
  *  4. CUDA Graphs: the two kernels of a step and its timing events are
  *     captured once and replayed, which removes most of the launch overhead
  *     where a step takes microseconds (small N).
+ *  5. A warp per target (the smallest N): the 32 lanes of a warp share R
+ *     targets and split their sources (lane l takes l, l + 32, ...), then
+ *     add their 32 partial sums with a butterfly of shuffles, a fixed order.
+ *     No tile, no barrier, no partial sums in memory, no second pass: at
+ *     N = 1024 the j-slices' ticket and reduction cost more than the sum.
  *
- * The tuning -- block size, R, S, fused kick, graph -- is picked from N and
- * the device by pick_tuning(); NB_TUNE="block=B,r=R,slices=S,fuse=0|1,
- * graph=0|1" overrides any of them (a measuring knob for `make bench`; the
- * results stay checked by the same suites).  --block B sets the block size.
+ * The tuning -- block size, R, S, fused kick, graph, warp -- is picked from
+ * N and the device by pick_tuning(); NB_TUNE="block=B,r=R,slices=S,
+ * fuse=0|1,graph=0|1,warp=0|1" overrides any of them (a measuring knob for
+ * `make bench`; the results stay checked by the same suites).  --block B
+ * sets the block size.
  *
  * Napkin math: 13 warp instructions per interaction (nb_physics.h) plus one
  * LDS.128 per R interactions and the loop overhead; for small N the floor
@@ -47,6 +53,7 @@ typedef struct tuning {
     int slice_len;                  /* bodies per slice, a multiple of TILE_UNROLL */
     int fuse;                       /* the closing kick in the force kernel */
     int graph;                      /* each step replayed as a CUDA graph */
+    int warp;                       /* a warp per R targets (forces_warp_kernel) */
 } tuning;
 
 /* Accumulate the pull of the sources [jlo, jhi) on R targets.  Every thread
@@ -137,6 +144,54 @@ static __global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel
     }
 }
 
+/* a_i of R targets per warp, the warp's lanes splitting the sources; with
+ * vel != NULL also the closing half kick.  Grid: ceil(n / R) warps.  Each
+ * lane sums its sources in index order; the butterfly then adds the 32 lane
+ * sums in a fixed pattern (every lane ends with the same bits), so the result
+ * depends on the inputs and R alone.  Sources come through L1 (__ldg): a few
+ * tens of KiB at the N this kernel is picked for. */
+template <int R>
+static __global__ void forces_warp_kernel(const float4 *pos, float3 *acc, float3 *vel, int n,
+                                          float eps2, float hdt)
+{
+    const int lane = threadIdx.x & 31;
+    const long long i0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32 * R;
+    if (i0 >= n) return;                             /* the whole warp: i0 is the warp's */
+    float4 pi[R];
+    float ax[R], ay[R], az[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        pi[r] = i0 + r < n ? __ldg(&pos[i0 + r]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        ax[r] = ay[r] = az[r] = 0.0f;
+    }
+#pragma unroll 4
+    for (int j = lane; j < n; j += 32) {
+        float4 pj = __ldg(&pos[j]);
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2,
+                        &ax[r], &ay[r], &az[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        for (int off = 16; off > 0; off >>= 1) {
+            ax[r] += __shfl_xor_sync(0xffffffffu, ax[r], off);
+            ay[r] += __shfl_xor_sync(0xffffffffu, ay[r], off);
+            az[r] += __shfl_xor_sync(0xffffffffu, az[r], off);
+        }
+#pragma unroll
+    for (int r = 0; r < R; r++) {                    /* lane r writes target i0 + r */
+        long long i = i0 + r;
+        if (lane != r || i >= n) continue;
+        acc[i] = make_float3(ax[r], ay[r], az[r]);
+        if (vel) {
+            float3 v = vel[i];
+            v.x += hdt * ax[r]; v.y += hdt * ay[r]; v.z += hdt * az[r];
+            vel[i] = v;
+        }
+    }
+}
+
 /* The leapfrog's kick + drift and kick kernels are the lesson's
  * (shared.cu): v += a dt/2; x += v dt before the forces, v += a dt/2 after
  * them (the latter only when the force kernel does not fuse it). */
@@ -173,6 +228,10 @@ static void gpu_destroy(void *p)
 
 static int columns(const gpu_ctx *c)
 {
+    if (c->t.warp) {                                 /* blocks of block / 32 warps */
+        long long per = (long long)c->t.block / 32 * c->t.r;
+        return (int)((c->n + per - 1) / per);
+    }
     long long per = (long long)c->t.block * c->t.r;
     return (int)((c->n + per - 1) / per);
 }
@@ -185,7 +244,15 @@ static int forces(gpu_ctx *c, float3 *acc, float3 *vel)
     dim3 grid((unsigned)columns(c), (unsigned)c->t.slices);
     size_t shm = (size_t)c->t.block * sizeof(float4);
     float hdt = 0.5f * c->dt;
-    if (c->t.r == 2)
+    if (c->t.warp) {
+        grid.y = 1;
+        if (c->t.r == 4)
+            forces_warp_kernel<4><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
+        else if (c->t.r == 2)
+            forces_warp_kernel<2><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
+        else
+            forces_warp_kernel<1><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
+    } else if (c->t.r == 2)
         forces_kernel<2><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
                                                                c->n, c->t.slice_len, c->eps2, hdt);
     else
@@ -233,7 +300,10 @@ static int capture(gpu_ctx *c)
  *    R = 2, no slices: the grid fills the GPU and register tiling pays;
  *  - fewer bodies: block 128 below 2048 bodies, else 256; R = 2 from 8192
  *    bodies; slices of clamp(N / 16, 64, 1024) sources, at most 2^22
- *    partial sums (S * N) in all.
+ *    partial sums (S * N) in all;
+ *  - up to 4096 bodies the warp per target kernel instead (R = 1, the same
+ *    block): as fast as the slices at 4096 and 8192, faster below (at 1024:
+ *    no partial sums, no ticket, no second pass).
  * Then the NB_TUNE overrides and --block. */
 static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
 {
@@ -253,6 +323,7 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
         long long s = (n + len - 1) / len;
         while (s > 1 && s * n > (1LL << 22)) s--;
         t->slices = (int)s;
+        t->warp = n <= 4096;         /* the same block and R = 1; NB_TUNE=warp=0: the slices */
     }
     const char *env = getenv("NB_TUNE");
     if (env && *env) {
@@ -264,17 +335,27 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
             if (sscanf(tok, "%31[a-z_]=%d", key, &v) != 2)
                 return nb_fail(NB_EXIT_USAGE, "NB_TUNE: expected key=value items, got '%s'", tok);
             if (!strcmp(key, "block") && v >= 32 && v <= 1024 && v % 32 == 0) t->block = v;
-            else if (!strcmp(key, "r") && (v == 1 || v == 2)) t->r = v;
+            else if (!strcmp(key, "r") && (v == 1 || v == 2 || v == 4)) t->r = v;
             else if (!strcmp(key, "slices") && v >= 1 && v <= 4096) t->slices = v;
             else if (!strcmp(key, "fuse") && (v == 0 || v == 1)) t->fuse = v;
             else if (!strcmp(key, "graph") && (v == 0 || v == 1)) t->graph = v;
-            else return nb_fail(NB_EXIT_USAGE, "NB_TUNE: bad item '%s' (block=32..1024 in 32s, r=1|2, "
-                                "slices=1..4096, fuse=0|1, graph=0|1)", tok);
+            else if (!strcmp(key, "warp") && (v == 0 || v == 1)) t->warp = v;
+            else return nb_fail(NB_EXIT_USAGE, "NB_TUNE: bad item '%s' (block=32..1024 in 32s, "
+                                "r=1|2|4 (4: warp=1 only), slices=1..4096, fuse=0|1, graph=0|1, "
+                                "warp=0|1)", tok);
         }
+        if (t->r == 4 && !t->warp)
+            return nb_fail(NB_EXIT_USAGE, "NB_TUNE: r=4 is for warp=1 only");
     }
     if (block_opt) t->block = block_opt;
     cudaFuncAttributes fa;
     NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<2>));
+    if (t->warp) {                                   /* one slice: the lanes split the sources */
+        t->slices = 1;
+        t->slice_len = (int)n;
+        return NB_OK;
+    }
+    if (t->slices < 1) t->slices = 1;
     if (t->r == 2 && t->block > fa.maxThreadsPerBlock) t->r = 1;   /* registers: R = 2 does not fit */
     /* slices of at least TILE_UNROLL sources, a multiple of it */
     long long len = (n + t->slices - 1) / t->slices;
@@ -383,11 +464,12 @@ static void gpu_info(void *p, nb_run_info *info)
 static void gpu_report(void *p, FILE *out)
 {
     gpu_ctx *c = (gpu_ctx *)p;
-    fprintf(out, "    tuning: block %d, %d bod%s per thread, %d j-slice%s of %d, %s kick, %s "
-            "(NB_TUNE=block=%d,r=%d,slices=%d,fuse=%d,graph=%d)\n", c->t.block, c->t.r,
-            c->t.r == 1 ? "y" : "ies", c->t.slices, c->t.slices == 1 ? "" : "s", c->t.slice_len,
+    fprintf(out, "    tuning: block %d, %d bod%s per %s, %d j-slice%s of %d, %s kick, %s "
+            "(NB_TUNE=block=%d,r=%d,slices=%d,fuse=%d,graph=%d,warp=%d)\n", c->t.block, c->t.r,
+            c->t.r == 1 ? "y" : "ies", c->t.warp ? "warp (lanes split the sources)" : "thread",
+            c->t.slices, c->t.slices == 1 ? "" : "s", c->t.slice_len,
             c->t.fuse ? "fused" : "separate", c->t.graph ? "CUDA graph" : "plain launches",
-            c->t.block, c->t.r, c->t.slices, c->t.fuse, c->t.graph);
+            c->t.block, c->t.r, c->t.slices, c->t.fuse, c->t.graph, c->t.warp);
 }
 
 /* Device bytes per body: the bodies, and the partial sums of up to 64

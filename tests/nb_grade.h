@@ -74,6 +74,8 @@ void nb_conformance_register_as(const nb_step *step, const char *binary, const c
 /* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c);
  * binary: the step's program (run under compute-sanitizer). */
 void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference, const char *binary);
+/* suite_tuned.c: every code path of step04's tuned build (NB_TUNE). */
+void nb_tuned_register(const nb_step *step, const char *binary);
 
 /* Suites of the common runner. */
 void nb_suite_common_register(void);   /* options, RNG, IC, references, I/O */

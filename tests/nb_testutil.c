@@ -12,6 +12,7 @@
 #include <CUnit/CUnit.h>
 #include "nb_ic.h"
 #include "nb_testutil.h"
+#include "nb_verify.h"
 
 int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *fmt, ...)
 {
@@ -148,3 +149,59 @@ int nb_t_step_run(const nb_step *step, nb_state *s, const nb_options *o, int ste
     if (rc) printf("       %s failed (exit code %d): %s\n", step->name, rc, nb_errmsg());
     return rc;
 }
+
+const char *nb_t_sanitizer_path(void)
+{
+    static char found[640];
+    if (found[0]) return found;
+    const char *path = getenv("PATH"), *home = getenv("CUDA_HOME");
+    char dirs[4096];
+#ifdef NB_CUDA_HOME
+    const char *built = NB_CUDA_HOME "/bin";
+#else
+    const char *built = "";
+#endif
+    snprintf(dirs, sizeof dirs, "%s:%s:%s/bin:/usr/local/cuda/bin", built, path ? path : "",
+             home ? home : "/usr/local/cuda");
+    for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/compute-sanitizer", d);
+        if (access(p, X_OK) == 0) { snprintf(found, sizeof found, "%s", p); return found; }
+    }
+    return NULL;
+}
+
+/* The accelerations of a fresh context of step against the double direct sum. */
+void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, const char *ic,
+                      uint64_t seed, const char *label)
+{
+    nb_state s;
+    nb_options o;
+    nb_options_default(&o);
+    o.n = n;
+    o.block = block;
+    o.poison = poison;
+    CU_ASSERT_FATAL(nb_ic_generate(ic, n, seed, &s) == 0);
+    float *ax = NULL, *ay = NULL, *az = NULL;
+    int rc = nb_t_step_accel(step, &s, &o, &ax, &ay, &az);
+    if (rc) printf("       %sN=%lld block %d: %s\n", label, (long long)n, block, nb_errmsg());
+    NB_ASSERT(rc == 0, "%sN=%lld block %d: exit code %d: %.120s", label, (long long)n, block, rc, rc ? nb_errmsg() : "");
+    if (!rc) {
+        int64_t bad = 0;                         /* every element written and finite */
+        for (int64_t i = 0; i < n; i++) bad += !isfinite(ax[i]) || !isfinite(ay[i]) || !isfinite(az[i]);
+        NB_ASSERT(bad == 0, "%sN=%lld block %d: %lld of %lld accelerations unwritten or non-finite, expected 0",
+                  label, (long long)n, block, (long long)bad, (long long)n);
+        nb_errstats e;
+        CU_ASSERT_FATAL(nb_accel_errors(&s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
+        nb_tolerance tol = nb_tolerance_for_n(0, 0, n);
+        if (!nb_within_tolerance(&e, &tol) || bad)
+            printf("       %sN=%lld block %d: max error %.3g, %lld unwritten/non-finite\n", label,
+                   (long long)n, block, e.max, (long long)bad);
+        NB_ASSERT(nb_within_tolerance(&e, &tol), "%sN=%lld block %d: accelerations vs double: median %.3g "
+                  "p99 %.3g max %.3g; bounds median %.3g p99 %.3g max %.3g", label, (long long)n, block, e.median,
+                  e.p99, e.max, tol.median, tol.p99, tol.max);
+    }
+    free(ax); free(ay); free(az);
+    nb_state_free(&s);
+}
+

@@ -27,6 +27,16 @@ int nb_t_step_accel(const nb_step *step, const nb_state *s, const nb_options *o,
                     float **ax, float **ay, float **az);
 /* init + advance(steps) + download + destroy: s is replaced by the final state. */
 int nb_t_step_run(const nb_step *step, nb_state *s, const nb_options *o, int steps);
+/* compute-sanitizer: from the CUDA toolkit the kit was built with
+ * (NB_CUDA_HOME), else on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin;
+ * NULL if none has it. */
+const char *nb_t_sanitizer_path(void);
+/* init + accel + destroy on a fresh state (initial conditions ic, n bodies,
+ * seed; o: defaults with block and poison): every acceleration written and
+ * finite, and within the all-pairs tolerance of the double direct sum.
+ * label prefixes the messages (e.g. "NB_TUNE=warp=1: "). */
+void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, const char *ic,
+                      uint64_t seed, const char *label);
 /* Temporary file path under $TMPDIR (static buffer per call slot 0..3). */
 const char *nb_t_tmpfile(int slot, const char *suffix);
 

@@ -25,34 +25,7 @@ static const char *BIN;
 
 static void check_accel(int64_t n, int block, int poison, const char *ic, uint64_t seed)
 {
-    nb_state s;
-    nb_options o;
-    nb_options_default(&o);
-    o.n = n;
-    o.block = block;
-    o.poison = poison;
-    CU_ASSERT_FATAL(nb_ic_generate(ic, n, seed, &s) == 0);
-    float *ax = NULL, *ay = NULL, *az = NULL;
-    int rc = nb_t_step_accel(S, &s, &o, &ax, &ay, &az);
-    if (rc) printf("       N=%lld block %d: %s\n", (long long)n, block, nb_errmsg());
-    NB_ASSERT(rc == 0, "N=%lld block %d: exit code %d: %.120s", (long long)n, block, rc, rc ? nb_errmsg() : "");
-    if (!rc) {
-        int64_t bad = 0;                         /* every element written and finite */
-        for (int64_t i = 0; i < n; i++) bad += !isfinite(ax[i]) || !isfinite(ay[i]) || !isfinite(az[i]);
-        NB_ASSERT(bad == 0, "N=%lld block %d: %lld of %lld accelerations unwritten or non-finite, expected 0",
-                  (long long)n, block, (long long)bad, (long long)n);
-        nb_errstats e;
-        CU_ASSERT_FATAL(nb_accel_errors(&s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
-        nb_tolerance tol = nb_tolerance_for_n(0, 0, n);
-        if (!nb_within_tolerance(&e, &tol) || bad)
-            printf("       N=%lld block %d: max error %.3g, %lld unwritten/non-finite\n", (long long)n,
-                   block, e.max, (long long)bad);
-        NB_ASSERT(nb_within_tolerance(&e, &tol), "N=%lld block %d: accelerations vs double: median %.3g "
-                  "p99 %.3g max %.3g; bounds median %.3g p99 %.3g max %.3g", (long long)n, block, e.median,
-                  e.p99, e.max, tol.median, tol.p99, tol.max);
-    }
-    free(ax); free(ay); free(az);
-    nb_state_free(&s);
+    nb_t_check_accel(S, n, block, poison, ic, seed, "");
 }
 
 static void t_odd_n(void)
@@ -114,26 +87,6 @@ static void t_agree_step01(void)
     nb_state_free(&g); nb_state_free(&c); nb_state_free(&d);
 }
 
-/* compute-sanitizer, from the CUDA toolkit the kit was built with (NB_CUDA_HOME),
- * else from PATH; NULL if neither has it. */
-static const char *sanitizer_path(void)
-{
-    static char path[600];
-#ifdef NB_CUDA_HOME
-    snprintf(path, sizeof path, "%s/bin/compute-sanitizer", NB_CUDA_HOME);
-    if (access(path, X_OK) == 0) return path;
-#endif
-    const char *env = getenv("PATH");
-    for (const char *p = env; p && *p;) {
-        const char *end = strchr(p, ':');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        snprintf(path, sizeof path, "%.*s/compute-sanitizer", (int)len, p);
-        if (len && access(path, X_OK) == 0) return path;
-        p = end ? end + 1 : p + len;
-    }
-    return NULL;
-}
-
 /* The program under compute-sanitizer: memcheck (a read or write past an
  * array: a kernel without its i < n bound, a tile not padded past N) and
  * racecheck (shared memory: a missing __syncthreads() between loading a
@@ -145,7 +98,7 @@ static const char *sanitizer_path(void)
 static void t_sanitizer(void)
 {
     static char sout[1 << 16], serr[1 << 14];
-    const char *cs = sanitizer_path();
+    const char *cs = nb_t_sanitizer_path();
     NB_ASSERT_FATAL(cs != NULL, "compute-sanitizer not found (it comes with the CUDA toolkit: "
                     "put its bin/ on PATH)");
     const char *tools[] = { "memcheck", "racecheck" };

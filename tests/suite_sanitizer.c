@@ -24,29 +24,11 @@
 
 static const char *BIN;
 static const char *EXTRA;           /* one more option for the program (e.g. "--cpu"), or NULL */
-static char cs_path[640];
-
-/* compute-sanitizer on PATH, under CUDA_HOME, or the usual install. */
-static const char *find_cs(void)
-{
-    if (cs_path[0]) return cs_path;
-    const char *path = getenv("PATH");
-    char dirs[4096];
-    snprintf(dirs, sizeof dirs, "%s:%s/bin:/usr/local/cuda/bin", path ? path : "",
-             getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda");
-    for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
-        char p[600];
-        snprintf(p, sizeof p, "%s/compute-sanitizer", d);
-        if (access(p, X_OK) == 0) { snprintf(cs_path, sizeof cs_path, "%s", p); return cs_path; }
-    }
-    return NULL;
-}
-
 static char out[1 << 15], err[1 << 16];
 
 static void run_tool(const char *tool)
 {
-    const char *cs = find_cs();
+    const char *cs = nb_t_sanitizer_path();
     if (!cs) {
         CU_FAIL("compute-sanitizer not found on PATH or in CUDA_HOME/bin (it comes with the CUDA toolkit)");
         return;

@@ -1,0 +1,155 @@
+/* suite_tuned.c -- the suite "tuned" of step04's tuned build
+ * (step04_shared/tuned.cu): every code path of it, not only the one its
+ * picker chooses for the N of the other suites.  The picker's choice is
+ * overridden with NB_TUNE (each test runs in its own process, so setenv()
+ * stays there).  Inactive (SKIPPED) without a usable device.
+ *
+ * The paths: the warp per target kernel with R = 1, 2, 4 bodies per warp;
+ * the tile kernel with j-slices (their partial sums and ticket), with R = 2,
+ * and plain (one slice, separate kick, no graph).  Each one:
+ *  - accelerations within the all-pairs tolerance of the double direct sum
+ *    at N = 1, 2, 33 (fewer bodies than a warp, a tile or a slice), 1000 and
+ *    4097 (partial blocks, tiles and slices), output buffers poisoned;
+ *  - bit-identical states after 5 steps of the same input, run twice (no
+ *    float atomics, no order that depends on scheduling), and the same bits
+ *    with the kick fused or separate and with or without the CUDA graph
+ *    (they change where the arithmetic runs, not the arithmetic);
+ *  - compute-sanitizer memcheck clean at N = 333;
+ *  - a malformed NB_TUNE: exit 2 with one line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nb_grade.h"
+#include "nb_ic.h"
+#include "nb_testutil.h"
+
+static const nb_step *S;
+static const char *BIN;
+
+static const char *const TUNINGS[] = {
+    "warp=1,r=1,block=64",
+    "warp=1,r=2,block=128",
+    "warp=1,r=4,block=256",
+    "warp=0,r=2,slices=7,block=96",
+    "warp=0,r=1,slices=1,fuse=0,graph=0,block=256",
+};
+#define NTUNINGS (sizeof TUNINGS / sizeof *TUNINGS)
+
+static void t_every_path_accel(void)
+{
+    const int64_t ns[] = { 1, 2, 33, 1000, 4097 };
+    char label[96];
+    for (size_t k = 0; k < NTUNINGS; k++) {
+        setenv("NB_TUNE", TUNINGS[k], 1);
+        snprintf(label, sizeof label, "NB_TUNE=%s: ", TUNINGS[k]);
+        for (size_t q = 0; q < sizeof ns / sizeof *ns; q++)
+            nb_t_check_accel(S, ns[q], 0, 1, "plummer", 500 + 10 * k + q, label);
+    }
+    unsetenv("NB_TUNE");
+}
+
+/* 5 steps of state s0 with NB_TUNE=tune, into s (a copy). */
+static int run5(const char *tune, const nb_state *s0, nb_state *s)
+{
+    nb_options o;
+    nb_options_default(&o);
+    o.n = s0->n;
+    setenv("NB_TUNE", tune, 1);
+    int rc = nb_state_copy(s, s0);
+    if (!rc) rc = nb_t_step_run(S, s, &o, 5);
+    unsetenv("NB_TUNE");
+    return rc;
+}
+
+static int same_bits(const nb_state *a, const nb_state *b)
+{
+    size_t len = (size_t)a->n * sizeof(float);
+    return a->n == b->n && !memcmp(a->x, b->x, len) && !memcmp(a->y, b->y, len) &&
+           !memcmp(a->z, b->z, len) && !memcmp(a->vx, b->vx, len) && !memcmp(a->vy, b->vy, len) &&
+           !memcmp(a->vz, b->vz, len);
+}
+
+static void t_every_path_same_bits(void)
+{
+    nb_state s0, a, b;
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 1000, 601, &s0) == 0);
+    nb_t_unequal_masses(&s0, 602);
+    for (size_t k = 0; k < NTUNINGS; k++) {
+        int rc = run5(TUNINGS[k], &s0, &a);
+        if (!rc) rc = run5(TUNINGS[k], &s0, &b);
+        NB_ASSERT(rc == 0, "NB_TUNE=%s: exit code %d: %.120s", TUNINGS[k], rc, rc ? nb_errmsg() : "");
+        if (!rc)
+            NB_ASSERT(same_bits(&a, &b), "NB_TUNE=%s: two runs of the same input differ after 5 steps",
+                      TUNINGS[k]);
+        nb_state_free(&a); nb_state_free(&b);
+    }
+    /* the same arithmetic, launched differently */
+    static const char *const pairs[][2] = {
+        { "warp=1,r=2,block=128,fuse=1,graph=1", "warp=1,r=2,block=128,fuse=0,graph=0" },
+        { "warp=0,r=2,slices=7,block=96,fuse=1,graph=1", "warp=0,r=2,slices=7,block=96,fuse=0,graph=1" },
+        { "warp=0,r=1,slices=1,block=256,fuse=1,graph=0", "warp=0,r=1,slices=1,block=256,fuse=1,graph=1" },
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+        int rc = run5(pairs[k][0], &s0, &a);
+        if (!rc) rc = run5(pairs[k][1], &s0, &b);
+        NB_ASSERT(rc == 0, "NB_TUNE=%s / %s: exit code %d: %.120s", pairs[k][0], pairs[k][1], rc,
+                  rc ? nb_errmsg() : "");
+        if (!rc)
+            NB_ASSERT(same_bits(&a, &b), "NB_TUNE=%s and NB_TUNE=%s differ after 5 steps",
+                      pairs[k][0], pairs[k][1]);
+        nb_state_free(&a); nb_state_free(&b);
+    }
+    nb_state_free(&s0);
+}
+
+static void t_every_path_memcheck(void)
+{
+    static char sout[1 << 16], serr[1 << 14];
+    const char *cs = nb_t_sanitizer_path();
+    NB_ASSERT_FATAL(cs != NULL, "compute-sanitizer not found (it comes with the CUDA toolkit: "
+                    "put its bin/ on PATH)");
+    for (size_t k = 0; k < NTUNINGS; k++) {
+        char *argv[] = { (char *)cs, "--tool", "memcheck", "--error-exitcode", "9", (char *)BIN,
+                         "-n", "333", "-s", "2", "--check", NULL };
+        setenv("NB_TUNE", TUNINGS[k], 1);
+        int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 100);
+        unsetenv("NB_TUNE");
+        const char *sum = strstr(sout, "ERROR SUMMARY");
+        printf("       NB_TUNE=%s memcheck: exit %d, %.*s\n", TUNINGS[k], rc,
+               sum ? (int)strcspn(sum, "\n") : 10, sum ? sum : "no summary");
+        if (rc) printf("%.2000s%.1000s", sout, serr);
+        NB_ASSERT(rc == 0, "NB_TUNE=%s compute-sanitizer --tool memcheck -n 333 -s 2 --check: exit %d "
+                  "(9: sanitizer errors), expected 0: %.110s", TUNINGS[k], rc, serr);
+    }
+}
+
+static void t_bad_tune(void)
+{
+    static const char *const bad[] = { "warp=0,r=4", "warp=2", "block=48", "slices", "speed=11" };
+    static char sout[1 << 12], serr[1 << 12];
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
+        setenv("NB_TUNE", bad[k], 1);
+        int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 60);
+        unsetenv("NB_TUNE");
+        int lines = nb_t_count_lines(serr);
+        NB_ASSERT(rc == 2 && lines == 1 && strstr(serr, "NB_TUNE"),
+                  "NB_TUNE=%s: exit %d with %d stderr lines, expected exit 2 and one line naming "
+                  "NB_TUNE: %.100s", bad[k], rc, lines, serr);
+    }
+}
+
+static const nb_test tuned_tests[] = {
+    { "every_path_accel_vs_reference_n1_2_33_1000_4097", t_every_path_accel, 4 },
+    { "every_path_bit_identical_runs_fused_or_not_graph_or_not", t_every_path_same_bits, 3 },
+    { "every_path_compute_sanitizer_memcheck", t_every_path_memcheck, 2 },
+    { "malformed_nb_tune_exit_2", t_bad_tune, 1 },
+    NB_TEST_END
+};
+
+void nb_tuned_register(const nb_step *step, const char *binary)
+{
+    S = step;
+    BIN = binary;
+    nb_grade_suite("tuned", tuned_tests, nb_grade_gpu_skip(step));
+}
