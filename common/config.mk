@@ -16,7 +16,9 @@
 #    compiled for AVX-512 (the compiler defines __AVX512F__ with CFLAGS,
 #    i.e. -march=native on an AVX-512 machine), none elsewhere (and never a
 #    flag on other architectures).  gcc's own choice on Intel CPUs is 256
-#    (and on some AMD ones 512).  Override on the command line:
+#    (and on some AMD ones 512).  The sources see it as NB_FORCE_VECTOR_WIDTH:
+#    at 512, step05's bh_cpu_eval.c uses its AVX-512 kernel (gcc's 512-bit
+#    code for 1/sqrtf is slow; see there).  Override on the command line:
 #      make FORCE_VECTOR_WIDTH=      no flag: the compiler's choice
 #      make FORCE_VECTOR_WIDTH=256   e.g. to compare (a change rebuilds)
 #  * GPU code: -O3 and -ftz=true (flush denormals: positions and masses are
@@ -39,7 +41,8 @@ ifeq ($(origin FORCE_VECTOR_WIDTH),undefined)
 FORCE_VECTOR_WIDTH := $(if $(shell $(CC) $(CFLAGS) -dM -E -x c /dev/null 2>/dev/null | \
                         grep -w __AVX512F__),512)
 endif
-FORCE_CFLAGS := -ffast-math $(if $(FORCE_VECTOR_WIDTH),-mprefer-vector-width=$(FORCE_VECTOR_WIDTH))
+FORCE_CFLAGS := -ffast-math $(if $(FORCE_VECTOR_WIDTH),-mprefer-vector-width=$(FORCE_VECTOR_WIDTH) \
+                -DNB_FORCE_VECTOR_WIDTH=$(FORCE_VECTOR_WIDTH))
 LDLIBS  += -lm -fopenmp
 
 # make SANITIZE=1: the host C code (and its links) with AddressSanitizer and
