@@ -11,6 +11,16 @@
 #    with a reordered reduction and compute 1/sqrtf(r2) as rsqrt + one
 #    Newton step, the CPU analogue of the GPU's rsqrtf.  Accuracy is still
 #    checked against the 1e-4 all-pairs tolerance (docs/conventions.md, Verification and tolerances).
+#  * FORCE_VECTOR_WIDTH: the widest vectors gcc may use in those loops
+#    (-mprefer-vector-width=N).  Default: 512 where the force loops are
+#    compiled for AVX-512 (the compiler defines __AVX512F__ with CFLAGS,
+#    i.e. -march=native on an AVX-512 machine), none elsewhere (and never a
+#    flag on other architectures).  gcc's own choice on Intel CPUs is 256
+#    (and on some AMD ones 512).  The sources see it as NB_FORCE_VECTOR_WIDTH:
+#    at 512, step05's bh_cpu_eval.c uses its AVX-512 kernel (gcc's 512-bit
+#    code for 1/sqrtf is slow; see there).  Override on the command line:
+#      make FORCE_VECTOR_WIDTH=      no flag: the compiler's choice
+#      make FORCE_VECTOR_WIDTH=256   e.g. to compare (a change rebuilds)
 #  * GPU code: -O3 and -ftz=true (flush denormals: positions and masses are
 #    never denormal, and it makes rsqrtf a single MUFU.RSQ instruction).
 #    Divisions and sqrt keep IEEE precision (-prec-div/-prec-sqrt default).
@@ -27,18 +37,24 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra
 CFLAGS  ?= -O3 -march=native -g
 CFLAGS  += $(CSTD) $(WARN) -fopenmp -I$(TOP_DIR)/common
-FORCE_CFLAGS := -ffast-math
+ifeq ($(origin FORCE_VECTOR_WIDTH),undefined)
+FORCE_VECTOR_WIDTH := $(if $(shell $(CC) $(CFLAGS) -dM -E -x c /dev/null 2>/dev/null | \
+                        grep -w __AVX512F__),512)
+endif
+FORCE_CFLAGS := -ffast-math $(if $(FORCE_VECTOR_WIDTH),-mprefer-vector-width=$(FORCE_VECTOR_WIDTH) \
+                -DNB_FORCE_VECTOR_WIDTH=$(FORCE_VECTOR_WIDTH))
 LDLIBS  += -lm -fopenmp
 
 # make SANITIZE=1: the host C code (and its links) with AddressSanitizer and
 # UndefinedBehaviorSanitizer; CUDA objects keep their flags.  Every host
-# object depends on NB_MODE_FILE, rewritten when the mode changes, so
-# switching rebuilds the host code (the CUDA objects do not change).
+# object depends on NB_MODE_FILE, rewritten when the mode (SANITIZE,
+# FORCE_VECTOR_WIDTH) changes, so switching rebuilds the host code (the CUDA
+# objects do not change).
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 CFLAGS    += $(SAN_FLAGS)
 endif
-NB_MODE      := sanitize=$(SANITIZE)
+NB_MODE      := sanitize=$(SANITIZE) force-vector-width=$(FORCE_VECTOR_WIDTH)
 NB_MODE_FILE := $(TOP_DIR)/common/.build-mode
 NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)' ] || \
                   echo '$(NB_MODE)' > '$(NB_MODE_FILE)')

@@ -40,6 +40,7 @@
 #include <string.h>
 #include "bh_cpu.h"
 #include "bh_cpu_eval.h"
+#include "bh_cpu_vote.h"
 #include "nb_physics.h"
 
 /* The top of the tree is cut into tasks by the bodies' keys: a cell of at
@@ -569,24 +570,20 @@ static int summary(bh_cpu *t)
  * (the last) repeats its last body, so that every test runs over all
  * BH_GROUP lanes. */
 typedef struct group {
+    _Alignas(64) float x[BH_GROUP];      /* whole cache lines for the vector loads */
+    _Alignas(64) float y[BH_GROUP];
+    _Alignas(64) float z[BH_GROUP];
     int64_t first;
     int cnt;
-    float x[BH_GROUP], y[BH_GROUP], z[BH_GROUP];
 } group;
 
 /* Is cell c far from every body of group g: bh_far(d2, open2) for each of the
  * BH_GROUP lanes (the GPU warp's vote), d2 the squared distance from the body
- * to the cell's centre of mass?  All lanes, without an early exit: a
- * vectorized loop. */
+ * to the cell's centre of mass?  All lanes, without an early exit: a vector
+ * loop (bh_cpu_vote.h). */
 static int group_far(const wcell *c, const group *g)
 {
-    const float mx = c->mx, my = c->my, mz = c->mz, open2 = c->open2;
-    int far = 1;
-    for (int j = 0; j < BH_GROUP; j++) {
-        float dx = mx - g->x[j], dy = my - g->y[j], dz = mz - g->z[j];
-        far &= bh_far(dx * dx + dy * dy + dz * dz, open2);
-    }
-    return far;
+    return bh_vote(g->x, g->y, g->z, c->mx, c->my, c->mz, c->open2);
 }
 
 /* Room for 'more' entries on the list: 1, or 0 with oom set. */

@@ -24,6 +24,7 @@
 #include "nb_io.h"
 #include "../step05_barneshut/bh_cpu.h"   /* tests/Makefile adds no -I for suites */
 #include "../step05_barneshut/bh_gpu.h"
+#include "../step05_barneshut/bh_cpu_vote.h"
 
 /* Invariants: float sums over <= BH_MAXDEPTH levels of <= 8 terms (and leaf
  * lists of up to ~1000 bodies): a relative 1e-4 is ~1000 float roundings. */
@@ -424,6 +425,65 @@ static void t_cpu_threads_option(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "--cpu"));
 }
 
+/* The walk's vote (bh_cpu_vote.h): where the compiler targets AVX-512, the
+ * mask-compare form must answer as the loop over the 32 lanes does, bit for
+ * bit, or the CPU walk would no longer evaluate the GPU's interactions.
+ * Random groups and cells, with open2 set exactly at a lane's squared
+ * distance, the group's smallest, one float above or below, infinity, 0 and
+ * NaN; lanes at NaN, at infinity, and 1e20 away (d2 overflows to inf). */
+static void t_cpu_vote_forms(void)
+{
+#if defined(__AVX512F__)
+    _Alignas(64) float x[BH_GROUP], y[BH_GROUP], z[BH_GROUP];
+    nb_rng r;
+    nb_rng_seed(&r, 2024);
+    int64_t cases = 0, far = 0, differ = 0;
+    for (int it = 0; it < 20000; it++) {
+        float spread = (float)pow(10.0, -6.0 * nb_rng_uniform(&r));   /* 1e-6 ... 1 */
+        float cx = (float)(2 * nb_rng_uniform(&r) - 1), cy = (float)(2 * nb_rng_uniform(&r) - 1);
+        float cz = (float)(2 * nb_rng_uniform(&r) - 1);
+        for (int j = 0; j < BH_GROUP; j++) {
+            x[j] = cx + spread * (float)(2 * nb_rng_uniform(&r) - 1);
+            y[j] = cy + spread * (float)(2 * nb_rng_uniform(&r) - 1);
+            z[j] = cz + spread * (float)(2 * nb_rng_uniform(&r) - 1);
+        }
+        int odd = (int)(nb_rng_next(&r) % 8), lane = (int)(nb_rng_next(&r) % BH_GROUP);
+        if (odd == 1) x[lane] = NAN;
+        if (odd == 2) y[lane] = INFINITY;
+        if (odd == 3) z[lane] = -1e20f;
+        float d = (float)(4 * nb_rng_uniform(&r)) * (nb_rng_uniform(&r) < 0.5 ? spread : 1.0f);
+        float mx = cx + d * (float)(2 * nb_rng_uniform(&r) - 1);
+        float my = cy + d * (float)(2 * nb_rng_uniform(&r) - 1);
+        float mz = cz + d * (float)(2 * nb_rng_uniform(&r) - 1);
+        float d2[BH_GROUP], lo = INFINITY;
+        for (int j = 0; j < BH_GROUP; j++) {
+            float dx = mx - x[j], dy = my - y[j], dz = mz - z[j];
+            d2[j] = dx * dx + dy * dy + dz * dz;
+            lo = d2[j] < lo ? d2[j] : lo;
+        }
+        float pick = d2[nb_rng_next(&r) % BH_GROUP];
+        const float open2[] = { pick, nextafterf(pick, 0), nextafterf(pick, INFINITY), lo,
+                                nextafterf(lo, 0), nextafterf(lo, INFINITY),
+                                (float)nb_rng_uniform(&r), INFINITY, 0.0f, NAN };
+        for (size_t k = 0; k < sizeof open2 / sizeof *open2; k++) {
+            int a = bh_vote_loop(x, y, z, mx, my, mz, open2[k]);
+            int b = bh_vote_avx512(x, y, z, mx, my, mz, open2[k]);
+            if (a != b && differ++ == 0)
+                printf("\n    vote: loop %d, avx512 %d (case %d, open2 %.9g)\n", a, b, it,
+                       (double)open2[k]);
+            cases++;
+            far += a;
+        }
+    }
+    NB_ASSERT(differ == 0, "the AVX-512 vote differs from the loop in %lld of %lld cases",
+              (long long)differ, (long long)cases);
+    NB_ASSERT(far > cases / 10 && far < cases - cases / 10, "far in %lld of %lld cases: both "
+              "answers must be exercised", (long long)far, (long long)cases);
+#else
+    printf("\n    (no AVX-512 in this build: the walk votes with the loop, nothing to compare)\n");
+#endif
+}
+
 static void t_cpu_invariants(void) { tree_invariants(&CPU); }
 static void t_cpu_theta0(void) { tree_theta0(&CPU); }
 static void t_cpu_plummer65536(void) { tree_plummer65536(&CPU); }
@@ -642,6 +702,7 @@ void nb_tree_register(const char *step_binary)
         { "cpu --threads 1 and 4: bit-identical accelerations, same interactions",
           t_cpu_threads_bit_identical, 2 },
         { "cpu --threads with --cpu only (exit 2 without)", t_cpu_threads_option, 1 },
+        { "cpu walk's AVX-512 vote = the 32-lane loop, bit for bit", t_cpu_vote_forms, 1 },
         NB_TEST_END
     };
     static const nb_test gpu_tests[] = {
