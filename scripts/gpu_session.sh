@@ -12,11 +12,16 @@
 #             (SANITIZE_TOOLS, default synccheck initcheck: memcheck and
 #             racecheck are graded tests of the runners)
 #   step06    scripts/gpu_check_step06.sh (when step06 exists)
-#   profile   Nsight Compute on step04 (lesson and tuned) at N = 4096
+#   tune      tests/tune_step04 (every tuning of step04's tuned build, the
+#             default N list), CSV in tune.csv
+#   profile   Nsight Compute on step04 (lesson and tuned) at N = 4096, and on
+#             the tuned build at PROFILE_BIG_N (default "65536 1048576")
 #   mutants   MUTANTS=gpu make mutants (the GPU mutants), log in mutants_gpu.log
 #   bench     make bench;  tables: make tables (TABLES_BUDGET_S, default 240)
 #   cpuscale  scripts/cpu_tree_scaling.sh (step05 --cpu, 1..all threads;
 #             CPUSCALE_THREADS="1 16" picks the counts: THREADS is make tables')
+#   cpuwidth  step05 --cpu at N = 1M on all cores, its force loop built with
+#             and without 512-bit vectors (FORCE_VECTOR_WIDTH)
 #
 # CUnit comes from .carry/debs when it is not installed (the GPU hosts of the
 # course have no network):
@@ -82,12 +87,24 @@ if has check; then
   fi
   if [ -f "$LOG/step06.log" ]; then tail -25 "$LOG/step06.log"; note "step06 check $(tail -1 "$LOG/step06.log")"; fi
 fi
+if has tune; then
+  ts tune
+  timeout "$TMO" tests/tune_step04 >"$LOG/tune.csv" 2>"$LOG/tune.err"; rc=$?
+  note "tune exit $rc: $(grep -c . "$LOG/tune.csv") lines"
+fi
 if has profile; then
   ts profile
   mkdir -p "$LOG/profile"
   PROFILE_N=4096 PROFILE_STEPS="step04_shared step04_shared/nbody_tuned" RESULTS_DIR="$LOG/profile" \
     timeout "$TMO" bash scripts/profile.sh >"$LOG/profile.log" 2>&1; rc=$?
   note "profile N=4096 exit $rc"; tail -30 "$LOG/profile/profile.md" 2>/dev/null
+  for n in ${PROFILE_BIG_N:-65536 1048576}; do
+    mkdir -p "$LOG/profile_$n"
+    PROFILE_N=$n PROFILE_STEPS="step04_shared/nbody_tuned" RESULTS_DIR="$LOG/profile_$n" \
+      timeout "$TMO" bash scripts/profile.sh >>"$LOG/profile.log" 2>&1; rc=$?
+    note "profile tuned N=$n exit $rc"
+    grep -E 'kernel duration|SM clock|issue slots|instructions per interaction' "$LOG/profile_$n/profile.md" 2>/dev/null
+  done
 fi
 if has mutants && [ -x scripts/mutants.sh ]; then
   ts mutants
@@ -113,6 +130,23 @@ if has cpuscale && [ -x scripts/cpu_tree_scaling.sh ]; then
   ts cpuscale
   THREADS="${CPUSCALE_THREADS:-}" timeout "$TMO" scripts/cpu_tree_scaling.sh >"$LOG/cpu_tree_scaling.log" 2>&1; rc=$?
   cat "$LOG/cpu_tree_scaling.log"; note "cpu scaling exit $rc"
+fi
+if has cpuwidth; then
+  # the CPU force loops' vector width: the tree code at 1M on all cores,
+  # built as configured (512-bit vectors where the CPU has AVX-512), then
+  # with FORCE_VECTOR_WIDTH= (the compiler's own preference), then back
+  ts cpuwidth
+  w=$LOG/cpu_vector_width.log
+  for fvw in default ""; do
+    touch step05_barneshut/bh_cpu_eval.c
+    if [ "$fvw" = default ]; then "${mk[@]}" -C step05_barneshut >/dev/null 2>&1
+    else "${mk[@]}" -C step05_barneshut FORCE_VECTOR_WIDTH= >/dev/null 2>&1; fi
+    echo "== FORCE_VECTOR_WIDTH=${fvw}" >>"$w"
+    timeout "$TMO" step05_barneshut/nbody --cpu -n 1000000 -s 2 --warmup 0 --bench --threads "$J" 2>&1 |
+      grep -E 'cpu |force|step |phases' >>"$w"
+  done
+  touch step05_barneshut/bh_cpu_eval.c; "${mk[@]}" -C step05_barneshut >/dev/null 2>&1
+  cat "$w"; note "cpu vector width compared"
 fi
 tar czf "$OUT/session.tgz" -C "$OUT" logs
 echo; echo "== summary"; printf '  %s\n' "${summary[@]}"
