@@ -70,7 +70,7 @@ plot sp using "n":"cpuall" with linespoints ls 2 title cpulabel." (step01)", \
      sp using "n":"s03" with linespoints ls 4 title "float4 GPU (step03)", \
      sp using "n":"s04" with linespoints ls 5 title "float4 + shared GPU (step04)", \
      t3 using "n":"bh_cap_over_bh_ctree" with linespoints ls 6 title "tree CPU (step05 --cpu)", \
-     t3 using "n":"bh_cap_over_bh_gtree" with linespoints ls 7 title "tree GPU (step05)"
+     t3 using "n":(column("bh_cap_ms") / column("bh_gtree_ms")) with linespoints ls 7 title "tree GPU (step05)"
 unset output
 
 # 3. Interactions per second of the GPU all-pairs kernels (when measured).

@@ -151,7 +151,10 @@ for s in $STEPS; do
             }
             done = 1
         }' "$NB_TMP/out" >"$NB_TMP/vals_step"
-    inter=$(grep -m 1 "^$s," "$NB_TMP/out" >/dev/null && NB_HDR=$(grep -m 1 '^step,' "$NB_TMP/out") NB_LINE=$(grep -m 1 "^$s," "$NB_TMP/out") nb_get interactions || true)
+    # the program's CSV: its header, then its one data line (named by the
+    # program's table, e.g. step04_tuned for step04_shared/nbody_tuned)
+    line=$(awk 'h && /^step[0-9][0-9a-z_]*,/ { print; exit } /^step,/ { h = 1 }' "$NB_TMP/out")
+    inter=$([ -n "$line" ] && NB_HDR=$(grep -m 1 '^step,' "$NB_TMP/out") NB_LINE=$line nb_get interactions || true)
     if [ ! -s "$NB_TMP/vals_step" ]; then
         why=$(grep -h -e '==ERROR==' -e '==WARNING==' "$NB_TMP/out" "$NB_TMP/err" | head -n 2 | tr '\n' ' ' | cut -c 1-300)
         [ -n "$why" ] || why=$(grep -v '^[[:space:]]*$' "$NB_TMP/err" | tail -n 1 | cut -c 1-300)
