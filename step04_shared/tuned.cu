@@ -5,7 +5,7 @@
  * the performance engineering that handouts/04_shared.md "Going further"
  * measures one technique at a time:
  *
- *  1. Register tiling: each thread keeps R (1 or 2) target bodies in
+ *  1. Register tiling: each thread keeps R (1, 2 or 4) target bodies in
  *     registers, so one shared-memory read of a source body serves R
  *     interactions (the tile-loop overhead per interaction drops by R).
  *  2. j-slices for small N (GPU Gems 3 ch. 31, "several threads per body"):
@@ -252,7 +252,10 @@ static int forces(gpu_ctx *c, float3 *acc, float3 *vel)
             forces_warp_kernel<2><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
         else
             forces_warp_kernel<1><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
-    } else if (c->t.r == 2)
+    } else if (c->t.r == 4)
+        forces_kernel<4><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
+                                                               c->n, c->t.slice_len, c->eps2, hdt);
+    else if (c->t.r == 2)
         forces_kernel<2><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
                                                                c->n, c->t.slice_len, c->eps2, hdt);
     else
@@ -341,22 +344,24 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
             else if (!strcmp(key, "graph") && (v == 0 || v == 1)) t->graph = v;
             else if (!strcmp(key, "warp") && (v == 0 || v == 1)) t->warp = v;
             else return nb_fail(NB_EXIT_USAGE, "NB_TUNE: bad item '%s' (block=32..1024 in 32s, "
-                                "r=1|2|4 (4: warp=1 only), slices=1..4096, fuse=0|1, graph=0|1, "
-                                "warp=0|1)", tok);
+                                "r=1|2|4, slices=1..4096, fuse=0|1, graph=0|1, warp=0|1)", tok);
         }
-        if (t->r == 4 && !t->warp)
-            return nb_fail(NB_EXIT_USAGE, "NB_TUNE: r=4 is for warp=1 only");
     }
     if (block_opt) t->block = block_opt;
-    cudaFuncAttributes fa;
-    NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<2>));
     if (t->warp) {                                   /* one slice: the lanes split the sources */
         t->slices = 1;
         t->slice_len = (int)n;
         return NB_OK;
     }
     if (t->slices < 1) t->slices = 1;
-    if (t->r == 2 && t->block > fa.maxThreadsPerBlock) t->r = 1;   /* registers: R = 2 does not fit */
+    for (;;) {                                       /* registers: R bodies must fit the block */
+        cudaFuncAttributes fa;
+        if (t->r == 4) NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<4>));
+        else if (t->r == 2) NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<2>));
+        else break;
+        if (t->block <= fa.maxThreadsPerBlock) break;
+        t->r /= 2;
+    }
     /* slices of at least TILE_UNROLL sources, a multiple of it */
     long long len = (n + t->slices - 1) / t->slices;
     len = (len + TILE_UNROLL - 1) / TILE_UNROLL * TILE_UNROLL;

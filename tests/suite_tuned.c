@@ -5,8 +5,8 @@
  * stays there).  Inactive (SKIPPED) without a usable device.
  *
  * The paths: the warp per target kernel with R = 1, 2, 4 bodies per warp;
- * the tile kernel with j-slices (their partial sums and ticket), with R = 2,
- * and plain (one slice, separate kick, no graph).  Each one:
+ * the tile kernel with j-slices (their partial sums and ticket), with R = 2
+ * and 4, and plain (one slice, separate kick, no graph).  Each one:
  *  - accelerations within the all-pairs tolerance of the double direct sum
  *    at N = 1, 2, 33 (fewer bodies than a warp, a tile or a slice), 1000 and
  *    4097 (partial blocks, tiles and slices), output buffers poisoned;
@@ -31,6 +31,7 @@ static const char *const TUNINGS[] = {
     "warp=1,r=2,block=128",
     "warp=1,r=4,block=256",
     "warp=0,r=2,slices=7,block=96",
+    "warp=0,r=4,slices=3,block=128",
     "warp=0,r=1,slices=1,fuse=0,graph=0,block=256",
 };
 #define NTUNINGS (sizeof TUNINGS / sizeof *TUNINGS)
@@ -125,7 +126,7 @@ static void t_every_path_memcheck(void)
 
 static void t_bad_tune(void)
 {
-    static const char *const bad[] = { "warp=0,r=4", "warp=2", "block=48", "slices", "speed=11" };
+    static const char *const bad[] = { "r=3", "warp=2", "block=48", "slices", "speed=11" };
     static char sout[1 << 12], serr[1 << 12];
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };

@@ -86,7 +86,7 @@ int main(int argc, char **argv)
         char tune[96];
         static const int tb[] = { 64, 128, 256, 512 }, ts[] = { 4, 8, 16, 32, 64, 128 };
         for (int b = 0; b < 4; b++)
-            for (int r = 1; r <= 2; r++) {
+            for (int r = 1; r <= 4; r *= 2) {
                 if (n > 65536) {
                     snprintf(tune, sizeof tune, "warp=0,block=%d,r=%d", tb[b], r);
                     measure("tuned", &nb_step04_tuned, &s0, 0, tune, steps);
