@@ -300,7 +300,7 @@ static int capture(gpu_ctx *c)
 /* The tuning for n bodies on this device, fitted to the measurements of
  * tests/tune_step04 on an H100 (handouts/04_shared.md, "Going further"):
  *  - N >= half the threads the GPU holds (SMs x threads per SM): block 512,
- *    R = 2, no slices: the grid fills the GPU and register tiling pays;
+ *    R = 4, no slices: the grid fills the GPU and register tiling pays;
  *  - fewer bodies: block 128 below 2048 bodies, else 256; R = 2 from 8192
  *    bodies; slices of clamp(N / 16, 64, 1024) sources, at most 2^22
  *    partial sums (S * N) in all;
@@ -318,7 +318,7 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t)
     memset(t, 0, sizeof *t);
     t->fuse = 1;
     t->graph = 1;
-    if (2 * n >= slots) { t->block = 512; t->r = 2; t->slices = 1; }
+    if (2 * n >= slots) { t->block = 512; t->r = 4; t->slices = 1; }
     else {
         t->block = n < 2048 ? 128 : 256;
         t->r = n >= 8192 ? 2 : 1;
