@@ -137,3 +137,14 @@ extern "C" void nb_cuda_timer_destroy(nb_cuda_timer *t)
         if (t->ev[k]) cudaEventDestroy(t->ev[k]);
     memset(t, 0, sizeof *t);
 }
+
+int nb_cuda_download_float4(const float4 *pos, const float3 *vel, int64_t n, float4 *staging,
+                            nb_state *s)
+{
+    NB_CUDA(cudaMemcpy(staging, pos, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < n; i++) { s->x[i] = staging[i].x; s->y[i] = staging[i].y; s->z[i] = staging[i].z; }
+    float3 *v3 = (float3 *)staging;
+    NB_CUDA(cudaMemcpy(v3, vel, (size_t)n * sizeof(float3), cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < n; i++) { s->vx[i] = v3[i].x; s->vy[i] = v3[i].y; s->vz[i] = v3[i].z; }
+    return NB_OK;
+}

@@ -28,6 +28,12 @@ int  nb_cuda_fits(long long n, double bytes_per_body);
 /* cudaMalloc with a message giving the sizes on failure (NB_EXIT_RUNTIME). */
 int  nb_cuda_malloc(void **p, size_t bytes, const char *what, double *total);
 
+/* The state back from the float4 layout of steps 03 and 04: positions from
+ * pos (x, y, z; the mass stays in s), velocities from vel, both copied
+ * through the host buffer staging (n float4).  NB_OK or the CUDA error. */
+int  nb_cuda_download_float4(const float4 *pos, const float3 *vel, int64_t n, float4 *staging,
+                             nb_state *s);
+
 /* Timing with CUDA events on the default stream. */
 typedef struct nb_cuda_timer { cudaEvent_t ev[4]; } nb_cuda_timer;
 /* Marks: 0 start of step, 1 before the force computation, 2 after it,

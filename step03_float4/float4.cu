@@ -181,12 +181,7 @@ static int gpu_advance(void *p, int steps, nb_step_time *times)
 static int gpu_download(void *p, nb_state *s)
 {
     gpu_ctx *c = (gpu_ctx *)p;
-    NB_CUDA(cudaMemcpy(c->host, c->pos, (size_t)c->n * sizeof(float4), cudaMemcpyDeviceToHost));
-    for (int i = 0; i < c->n; i++) { s->x[i] = c->host[i].x; s->y[i] = c->host[i].y; s->z[i] = c->host[i].z; }
-    float3 *v3 = (float3 *)c->host;
-    NB_CUDA(cudaMemcpy(v3, c->vel, (size_t)c->n * sizeof(float3), cudaMemcpyDeviceToHost));
-    for (int i = 0; i < c->n; i++) { s->vx[i] = v3[i].x; s->vy[i] = v3[i].y; s->vz[i] = v3[i].z; }
-    return NB_OK;
+    return nb_cuda_download_float4(c->pos, c->vel, c->n, c->host, s);
 }
 
 static void gpu_info(void *p, nb_run_info *info)
