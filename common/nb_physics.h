@@ -43,4 +43,26 @@ NB_HD void nb_interact(float xi, float yi, float zi,
     *az += dz * s;
 }
 
+/* The same pull, both ways (Newton's third law): body j pulls (xi, yi, zi,
+ * mi) and body i pulls j with the opposite direction, weighted by mi; the
+ * first added to *ax.., the second to *bx...  17 instructions for the two
+ * interactions (3 FADD, 3 FFMA, MUFU.RSQ, 4 FMUL, 6 FFMA): 8.5 each, against
+ * 13 for nb_interact. */
+NB_HD void nb_interact_pair(float xi, float yi, float zi, float mi,
+                            float xj, float yj, float zj, float mj, float eps2,
+                            float *ax, float *ay, float *az, float *bx, float *by, float *bz)
+{
+    float dx = xj - xi, dy = yj - yi, dz = zj - zi;
+    float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+    float inv = nb_rsqrt(r2);
+    float inv3 = inv * inv * inv;
+    float si = mj * inv3, sj = mi * inv3;
+    *ax += dx * si;
+    *ay += dy * si;
+    *az += dz * si;
+    *bx -= dx * sj;
+    *by -= dy * sj;
+    *bz -= dz * sj;
+}
+
 #endif

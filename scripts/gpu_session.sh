@@ -7,13 +7,17 @@
 #   PHASES="build bench tables cpuscale"                   (timings: run alone)
 #
 #   build     make ARCH=sm_90 all, every test runner, tests/tune_step04
+#   tuned     only step04 and its tuned runner, built and run (the quick
+#             loop while working on tuned.cu), and the SASS of its kernels
 #   check     make check-all (runners 8 at a time), and beside it:
 #   sanitize  scripts/sanitize.sh on every GPU program, one process each
 #             (SANITIZE_TOOLS, default synccheck initcheck: memcheck and
 #             racecheck are graded tests of the runners)
 #   step06    scripts/gpu_check_step06.sh (when step06 exists)
 #   tune      tests/tune_step04 (every tuning of step04's tuned build, the
-#             default N list), CSV in tune.csv
+#             default N list or TUNE_N), CSV in tune.csv
+#   bign      the tuned build at BIGN_N (default 4194304): the picker's
+#             choice and NB_TUNE=newton=0, one timed step each
 #   profile   Nsight Compute on step04 (lesson and tuned) at N = 4096, and on
 #             the tuned build at PROFILE_BIG_N (default "65536 1048576")
 #   mutants   MUTANTS=gpu make mutants (the GPU mutants), log in mutants_gpu.log
@@ -58,6 +62,19 @@ if has build; then
     tail -30 "$LOG/build.log"; note "BUILD FAILED"
   fi
 fi
+if has tuned; then
+  ts tuned
+  if "${mk[@]}" -j"$J" -C step04_shared >"$LOG/tuned_build.log" 2>&1 &&
+     "${mk[@]}" -j"$J" -C tests run_step04_tuned tune_step04 >>"$LOG/tuned_build.log" 2>&1; then
+    note "tuned build ok, $(grep -ci 'warning' "$LOG/tuned_build.log") warning lines"
+    (cd tests && NB_TEST_TIMEOUT=300 timeout $((TMO * 2)) ./run_step04_tuned) >"$LOG/run_step04_tuned.log" 2>&1
+    note "run_step04_tuned exit $?: $(grep -E '^step04_tuned: [0-9]+ passed' "$LOG/run_step04_tuned.log" | tail -1)"
+    grep -E '^  (FAIL|PASS)' "$LOG/run_step04_tuned.log" | grep -E 'FAIL|tuned/' | head -20
+    cuobjdump -sass step04_shared/tuned.o > "$LOG/tuned.sass" 2>&1 || true
+  else
+    tail -30 "$LOG/tuned_build.log"; note "TUNED BUILD FAILED"
+  fi
+fi
 if has check; then
   # check-all (runners 8 at a time), beside it the sanitizers the runners do
   # not run themselves (synccheck, initcheck; memcheck and racecheck are
@@ -89,8 +106,20 @@ if has check; then
 fi
 if has tune; then
   ts tune
-  timeout "$TMO" tests/tune_step04 >"$LOG/tune.csv" 2>"$LOG/tune.err"; rc=$?
+  # shellcheck disable=SC2086
+  timeout "$TMO" tests/tune_step04 ${TUNE_N:-} >"$LOG/tune.csv" 2>"$LOG/tune.err"; rc=$?
   note "tune exit $rc: $(grep -c . "$LOG/tune.csv") lines"
+fi
+if has bign; then
+  ts bign
+  for n in ${BIGN_N:-4194304}; do
+    for tune in "" "newton=0"; do
+      echo "== N=$n NB_TUNE=$tune" >>"$LOG/bign.log"
+      NB_TUNE=$tune timeout "$TMO" step04_shared/nbody_tuned -n "$n" -s 1 --warmup 0 --bench --check \
+        >>"$LOG/bign.log" 2>&1; echo "exit $?" >>"$LOG/bign.log"
+    done
+  done
+  cat "$LOG/bign.log"; note "bign done"
 fi
 if has profile; then
   ts profile

@@ -171,9 +171,10 @@ const char *nb_t_sanitizer_path(void)
     return NULL;
 }
 
-/* The accelerations of a fresh context of step against the double direct sum. */
+/* The accelerations of a fresh context of step against the double direct sum;
+ * unequal: the masses made unequal (nb_t_unequal_masses) first. */
 void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, const char *ic,
-                      uint64_t seed, const char *label)
+                      uint64_t seed, int unequal, const char *label)
 {
     nb_state s;
     nb_options o;
@@ -182,6 +183,7 @@ void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, con
     o.block = block;
     o.poison = poison;
     CU_ASSERT_FATAL(nb_ic_generate(ic, n, seed, &s) == 0);
+    if (unequal) nb_t_unequal_masses(&s, seed + 1);
     float *ax = NULL, *ay = NULL, *az = NULL;
     int rc = nb_t_step_accel(step, &s, &o, &ax, &ay, &az);
     if (rc) printf("       %sN=%lld block %d: %s\n", label, (long long)n, block, nb_errmsg());

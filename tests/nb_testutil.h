@@ -34,9 +34,10 @@ const char *nb_t_sanitizer_path(void);
 /* init + accel + destroy on a fresh state (initial conditions ic, n bodies,
  * seed; o: defaults with block and poison): every acceleration written and
  * finite, and within the all-pairs tolerance of the double direct sum.
- * label prefixes the messages (e.g. "NB_TUNE=warp=1: "). */
+ * unequal: the masses made unequal first (nb_t_unequal_masses).  label
+ * prefixes the messages (e.g. "NB_TUNE=warp=1: "). */
 void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, const char *ic,
-                      uint64_t seed, const char *label);
+                      uint64_t seed, int unequal, const char *label);
 /* Temporary file path under $TMPDIR (static buffer per call slot 0..3). */
 const char *nb_t_tmpfile(int slot, const char *suffix);
 

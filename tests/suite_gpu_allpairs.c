@@ -25,7 +25,7 @@ static const char *BIN;
 
 static void check_accel(int64_t n, int block, int poison, const char *ic, uint64_t seed)
 {
-    nb_t_check_accel(S, n, block, poison, ic, seed, "");
+    nb_t_check_accel(S, n, block, poison, ic, seed, 0, "");
 }
 
 static void t_odd_n(void)

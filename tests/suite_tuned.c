@@ -6,15 +6,21 @@
  *
  * The paths: the warp per target kernel with R = 1, 2, 4 bodies per warp;
  * the tile kernel with j-slices (their partial sums and ticket), with R = 2
- * and 4, and plain (one slice, separate kick, no graph).  Each one:
+ * and 4, and plain (one slice, separate kick, no graph); the each-pair-once
+ * kernel (newton) with one warp per block, three (not a power of two),
+ * two tiles set by hand (several register chunks per tile: the reactions
+ * read-add-write), and a separate kick without a graph.  Each one:
  *  - accelerations within the all-pairs tolerance of the double direct sum
  *    at N = 1, 2, 33 (fewer bodies than a warp, a tile or a slice), 1000 and
- *    4097 (partial blocks, tiles and slices), output buffers poisoned;
+ *    4097 (partial blocks, tiles and slices), unequal masses (a reaction
+ *    weighted by the wrong body's mass cannot hide), output buffers
+ *    poisoned;
  *  - bit-identical states after 5 steps of the same input, run twice (no
  *    float atomics, no order that depends on scheduling), and the same bits
  *    with the kick fused or separate and with or without the CUDA graph
  *    (they change where the arithmetic runs, not the arithmetic);
- *  - compute-sanitizer memcheck clean at N = 333;
+ *  - compute-sanitizer memcheck clean at N = 333; racecheck and synccheck
+ *    too on the newton paths (warps hand shared memory to each other);
  *  - a malformed NB_TUNE: exit 2 with one line. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +39,12 @@ static const char *const TUNINGS[] = {
     "warp=0,r=2,slices=7,block=96",
     "warp=0,r=4,slices=3,block=128",
     "warp=0,r=1,slices=1,fuse=0,graph=0,block=256",
+    "newton=1,r=1,block=32",
+    "newton=1,r=2,block=96",
+    "newton=1,r=2,block=64,tiles=2",
+    "newton=1,r=4,block=256,fuse=0,graph=0",
 };
+#define NEWTON_FIRST 6                               /* TUNINGS[6..]: each pair once */
 #define NTUNINGS (sizeof TUNINGS / sizeof *TUNINGS)
 
 static void t_every_path_accel(void)
@@ -44,7 +55,7 @@ static void t_every_path_accel(void)
         setenv("NB_TUNE", TUNINGS[k], 1);
         snprintf(label, sizeof label, "NB_TUNE=%s: ", TUNINGS[k]);
         for (size_t q = 0; q < sizeof ns / sizeof *ns; q++)
-            nb_t_check_accel(S, ns[q], 0, 1, "plummer", 500 + 10 * k + q, label);
+            nb_t_check_accel(S, ns[q], 0, 1, "plummer", 500 + 10 * k + q, 1, label);
     }
     unsetenv("NB_TUNE");
 }
@@ -89,6 +100,7 @@ static void t_every_path_same_bits(void)
         { "warp=1,r=2,block=128,fuse=1,graph=1", "warp=1,r=2,block=128,fuse=0,graph=0" },
         { "warp=0,r=2,slices=7,block=96,fuse=1,graph=1", "warp=0,r=2,slices=7,block=96,fuse=0,graph=1" },
         { "warp=0,r=1,slices=1,block=256,fuse=1,graph=0", "warp=0,r=1,slices=1,block=256,fuse=1,graph=1" },
+        { "newton=1,r=2,block=96,fuse=1,graph=1", "newton=1,r=2,block=96,fuse=0,graph=0" },
     };
     for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
         int rc = run5(pairs[k][0], &s0, &a);
@@ -124,9 +136,36 @@ static void t_every_path_memcheck(void)
     }
 }
 
+/* The each-pair-once kernel hands 32-body subsets from warp to warp through
+ * shared memory: racecheck and synccheck on its paths, several tiles. */
+static void newton_sanitizer(const char *tool)
+{
+    static char sout[1 << 16], serr[1 << 14];
+    const char *cs = nb_t_sanitizer_path();
+    NB_ASSERT_FATAL(cs != NULL, "compute-sanitizer not found (it comes with the CUDA toolkit: "
+                    "put its bin/ on PATH)");
+    for (size_t k = NEWTON_FIRST; k < NTUNINGS; k++) {
+        char *argv[] = { (char *)cs, "--tool", (char *)tool, "--error-exitcode", "9", (char *)BIN,
+                         "-n", "700", "-s", "1", NULL };
+        setenv("NB_TUNE", TUNINGS[k], 1);
+        int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 100);
+        unsetenv("NB_TUNE");
+        const char *sum = strstr(sout, "ERROR SUMMARY");
+        printf("       NB_TUNE=%s %s: exit %d, %.*s\n", TUNINGS[k], tool, rc,
+               sum ? (int)strcspn(sum, "\n") : 10, sum ? sum : "no summary");
+        if (rc) printf("%.2000s%.1000s", sout, serr);
+        NB_ASSERT(rc == 0, "NB_TUNE=%s compute-sanitizer --tool %s -n 700 -s 1: exit %d (9: sanitizer "
+                  "errors), expected 0: %.110s", TUNINGS[k], tool, rc, serr);
+    }
+}
+
+static void t_newton_racecheck(void) { newton_sanitizer("racecheck"); }
+static void t_newton_synccheck(void) { newton_sanitizer("synccheck"); }
+
 static void t_bad_tune(void)
 {
-    static const char *const bad[] = { "r=3", "warp=2", "block=48", "slices", "speed=11" };
+    static const char *const bad[] = { "r=3", "warp=2", "block=48", "slices", "speed=11", "newton=2",
+                                       "tiles=0" };
     static char sout[1 << 12], serr[1 << 12];
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
@@ -144,6 +183,8 @@ static const nb_test tuned_tests[] = {
     { "every_path_accel_vs_reference_n1_2_33_1000_4097", t_every_path_accel, 4 },
     { "every_path_bit_identical_runs_fused_or_not_graph_or_not", t_every_path_same_bits, 3 },
     { "every_path_compute_sanitizer_memcheck", t_every_path_memcheck, 2 },
+    { "newton_paths_compute_sanitizer_racecheck", t_newton_racecheck, 1 },
+    { "newton_paths_compute_sanitizer_synccheck", t_newton_synccheck, 1 },
     { "malformed_nb_tune_exit_2", t_bad_tune, 1 },
     NB_TEST_END
 };

@@ -7,8 +7,9 @@
  * At each N: the lesson kernel (block 128, 256, 512) and the tuned build
  * with its picker's choice, with each technique switched off in turn, and a
  * grid of block sizes, bodies per thread and j-slices, and up to N = 16384
- * the warp-per-target kernel's block sizes and bodies per warp (NB_TUNE, see
- * step04_shared/tuned.cu).  Every configuration is checked against the
+ * the warp-per-target kernel's block sizes and bodies per warp, and from
+ * N = 8192 on the each-pair-once kernel's block sizes, R and tiles (NB_TUNE,
+ * see step04_shared/tuned.cu).  Every configuration is checked against the
  * double direct sum (max error over the sampled bodies; the all-pairs
  * tolerance is 1e-4 up to N = 65536).  One CSV line per configuration:
  *   build,n,tune,force_ms_med,step_ms_med,g_inter_per_s,err_max
@@ -79,22 +80,23 @@ int main(int argc, char **argv)
         int steps = n >= 1048576 ? 3 : n >= 65536 ? 11 : 21;
         static const int blocks[] = { 128, 256, 512 };
         for (int b = 0; b < 3; b++) measure("lesson", &nb_step04_shared, &s0, blocks[b], NULL, steps);
-        static const char *const variants[] = { "", "warp=0", "graph=0", "graph=0,fuse=0",
-                                                "warp=0,slices=1",
-                                                "warp=0,slices=1,graph=0,fuse=0,r=1,block=256", NULL };
+        static const char *const variants[] = { "", "newton=0", "newton=0,warp=0", "graph=0",
+                                                "graph=0,fuse=0", "newton=0,warp=0,slices=1",
+                                                "newton=0,warp=0,slices=1,graph=0,fuse=0,r=1,block=256",
+                                                NULL };
         for (int v = 0; variants[v]; v++) measure("tuned", &nb_step04_tuned, &s0, 0, variants[v], steps);
         char tune[96];
         static const int tb[] = { 64, 128, 256, 512 }, ts[] = { 4, 8, 16, 32, 64, 128 };
         for (int b = 0; b < 4; b++)
             for (int r = 1; r <= 4; r *= 2) {
                 if (n > 65536) {
-                    snprintf(tune, sizeof tune, "warp=0,block=%d,r=%d", tb[b], r);
+                    snprintf(tune, sizeof tune, "newton=0,warp=0,block=%d,r=%d", tb[b], r);
                     measure("tuned", &nb_step04_tuned, &s0, 0, tune, steps);
                     continue;
                 }
                 for (int q = 0; q < 6; q++) {
                     if (n / ts[q] < 16 || tb[b] == 512) continue;
-                    snprintf(tune, sizeof tune, "warp=0,block=%d,r=%d,slices=%d", tb[b], r, ts[q]);
+                    snprintf(tune, sizeof tune, "newton=0,warp=0,block=%d,r=%d,slices=%d", tb[b], r, ts[q]);
                     measure("tuned", &nb_step04_tuned, &s0, 0, tune, steps);
                 }
             }
@@ -102,9 +104,19 @@ int main(int argc, char **argv)
             static const int wr[] = { 1, 2, 4 }, wb[] = { 64, 128, 256 };
             for (int b = 0; b < 3; b++)
                 for (int r = 0; r < 3; r++) {
-                    snprintf(tune, sizeof tune, "warp=1,block=%d,r=%d", wb[b], wr[r]);
+                    snprintf(tune, sizeof tune, "newton=0,warp=1,block=%d,r=%d", wb[b], wr[r]);
                     measure("tuned", &nb_step04_tuned, &s0, 0, tune, steps);
                 }
+        }
+        if (n >= 8192) {                         /* each pair once: block, R and the tiles */
+            static const int nb[] = { 128, 256, 512 }, nt[] = { 0, 32, 128 };
+            for (int b = 0; b < 3; b++)
+                for (int r = 2; r <= 4; r *= 2)
+                    for (int q = 0; q < 3; q++) {
+                        if (nt[q]) snprintf(tune, sizeof tune, "newton=1,block=%d,r=%d,tiles=%d", nb[b], r, nt[q]);
+                        else snprintf(tune, sizeof tune, "newton=1,block=%d,r=%d", nb[b], r);
+                        measure("tuned", &nb_step04_tuned, &s0, 0, tune, steps);
+                    }
         }
         nb_state_free(&s0);
     }
