@@ -107,7 +107,13 @@ fi
 echo "== compute-sanitizer memcheck"
 cs=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
 if [ -x "$cs" ]; then
-  timeout 90 "$cs" --tool memcheck --leak-check full --error-exitcode 1 $B6 -n 2001 -s 2 --gpus 1 --check \
+  # --report-api-errors no: NCCL probes its own kernels with
+  # cudaFuncGetAttributes and gets cudaErrorNoKernelImageForDevice for the
+  # architectures it was not built for (4 reports inside libnccl.so.2, none
+  # of them a memory access); step06 checks every CUDA call it makes itself
+  # and exits 3 on an error, which fails this stage through rc
+  timeout 90 "$cs" --tool memcheck --report-api-errors no --leak-check full --error-exitcode 1 \
+    $B6 -n 2001 -s 2 --gpus 1 --check \
     > "$OUT/memcheck.log" 2>&1; rc=$?
   s=$(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)
   if [ $rc = 0 ]; then ok "memcheck N = 2001: ${s:-no summary}"

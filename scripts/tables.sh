@@ -394,7 +394,7 @@ T1="$OUT/table1_cpu_vs_gpu.md"
     echo "# Table 1 — time per step: CPU vs naive GPU vs optimized GPU"
     echo ""
     protocol_line "$IC12"
-    echo "The course report's Table 1 has N = 1024 … 8192; larger N extend it for the GPU (and for the CPU as far as the time budget allows). step04 is shown twice: the lesson kernel (shared-memory tiling alone) and its tuned build (register tiling, j-slices for small N, fused kick, CUDA graphs; handouts/04_shared.md)."
+    echo "The course report's Table 1 has N = 1024 … 8192; larger N extend it for the GPU (and for the CPU as far as the time budget allows). step04 is shown twice: the lesson kernel (shared-memory tiling alone) and its tuned build (register tiling, j-slices for small N, each pair once for large N, fused kick, CUDA graphs; handouts/04_shared.md)."
     gpu_note
     echo ""
     make_table table1_cpu_vs_gpu "$GRID1 $GRID1_EXT" "cpu1 cpuall s02 s04 s04t" "cpu1/s02 cpu1/s04 cpuall/s04 s04/s04t" ""
