@@ -69,6 +69,36 @@ typedef struct tuning {
     int tile;                       /* a multiple of block * R */
 } tuning;
 
+/* Accumulate the pull of the first cnt bodies of a shared-memory tile (cnt
+ * a multiple of TILE_UNROLL) on R targets. */
+template <int R>
+static __device__ __forceinline__ void tile_pull(const float4 *tile, int cnt, float eps2, const float4 *pi,
+                                                 float *ax, float *ay, float *az)
+{
+    for (int k0 = 0; k0 < cnt; k0 += TILE_UNROLL) {
+#pragma unroll
+        for (int k = k0; k < k0 + TILE_UNROLL; k++) {
+            float4 pj = tile[k];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2, &ax[r], &ay[r], &az[r]);
+        }
+    }
+}
+
+/* a_i = (x, y, z) into acc[i]; with vel != NULL also the closing half kick
+ * v_i += a_i * hdt. */
+static __device__ __forceinline__ void store_accel(float3 *acc, float3 *vel, long long i, float x, float y,
+                                                   float z, float hdt)
+{
+    acc[i] = make_float3(x, y, z);
+    if (vel) {
+        float3 v = vel[i];
+        v.x += hdt * x; v.y += hdt * y; v.z += hdt * z;
+        vel[i] = v;
+    }
+}
+
 /* Accumulate the pull of the sources [jlo, jhi) on R targets.  Every thread
  * of the block runs the same trips (the barriers), padded sources have mass
  * 0 and add exactly 0. */
@@ -82,16 +112,7 @@ static __device__ __forceinline__ void tile_sum(const float4 *pos, float4 *tile,
         __syncthreads();                             /* the tile is loaded */
         int cnt = min((int)blockDim.x, jhi - base);
         cnt = (cnt + TILE_UNROLL - 1) / TILE_UNROLL * TILE_UNROLL;   /* <= blockDim.x */
-        for (int k0 = 0; k0 < cnt; k0 += TILE_UNROLL) {
-#pragma unroll
-            for (int k = k0; k < k0 + TILE_UNROLL; k++) {
-                float4 pj = tile[k];
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2,
-                                &ax[r], &ay[r], &az[r]);
-            }
-        }
+        tile_pull<R>(tile, cnt, eps2, pi, ax, ay, az);
         __syncthreads();                             /* everyone is done with it */
     }
 }
@@ -147,13 +168,7 @@ static __global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel
 #pragma unroll
     for (int r = 0; r < R; r++) {
         long long i = i0 + (long long)r * blockDim.x;
-        if (i >= n) continue;
-        acc[i] = make_float3(ax[r], ay[r], az[r]);
-        if (vel) {
-            float3 v = vel[i];
-            v.x += hdt * ax[r]; v.y += hdt * ay[r]; v.z += hdt * az[r];
-            vel[i] = v;
-        }
+        if (i < n) store_accel(acc, vel, i, ax[r], ay[r], az[r], hdt);
     }
 }
 
@@ -195,13 +210,7 @@ static __global__ void forces_warp_kernel(const float4 *pos, float3 *acc, float3
 #pragma unroll
     for (int r = 0; r < R; r++) {                    /* lane r writes target i0 + r */
         long long i = i0 + r;
-        if (lane != r || i >= n) continue;
-        acc[i] = make_float3(ax[r], ay[r], az[r]);
-        if (vel) {
-            float3 v = vel[i];
-            v.x += hdt * ax[r]; v.y += hdt * ay[r]; v.z += hdt * az[r];
-            vel[i] = v;
-        }
+        if (lane == r && i < n) store_accel(acc, vel, i, ax[r], ay[r], az[r], hdt);
     }
 }
 
@@ -250,16 +259,7 @@ static __global__ void forces_pairs_kernel(const float4 *__restrict__ pos, float
             if (I != J) vacc[threadIdx.x] = c ? part[(long long)I * npad + j] : none;
             __syncthreads();                         /* the piece is loaded */
             if (I == J) {                            /* inside the tile: one-sided, every j */
-                for (int k0 = 0; k0 < V; k0 += TILE_UNROLL) {
-#pragma unroll
-                    for (int k = k0; k < k0 + TILE_UNROLL; k++) {
-                        float4 pj = vpos[k];
-#pragma unroll
-                        for (int r = 0; r < R; r++)
-                            nb_interact(hp[r].x, hp[r].y, hp[r].z, pj.x, pj.y, pj.z, pj.w, eps2,
-                                        &hx[r], &hy[r], &hz[r]);
-                    }
-                }
+                tile_pull<R>(vpos, V, eps2, hp, hx, hy, hz);
             } else {
                 for (int st = 0; st < W; st++) {
                     int q = (warp + st) % W * 32 + lane;   /* warp w: subset w + st */
@@ -304,12 +304,7 @@ static __global__ void pairs_sum_kernel(const float4 *__restrict__ part, float3 
         float4 p = __ldg(&part[t * npad + i]);
         x += p.x; y += p.y; z += p.z;
     }
-    acc[i] = make_float3(x, y, z);
-    if (vel) {
-        float3 v = vel[i];
-        v.x += hdt * x; v.y += hdt * y; v.z += hdt * z;
-        vel[i] = v;
-    }
+    store_accel(acc, vel, i, x, y, z, hdt);
 }
 
 /* The leapfrog's kick + drift and kick kernels are the lesson's

@@ -115,38 +115,17 @@ static void t_every_path_same_bits(void)
     nb_state_free(&s0);
 }
 
-static void t_every_path_memcheck(void)
+/* compute-sanitizer --tool tool on the paths TUNINGS[first..]: exit 0
+ * (9: the sanitizer reported errors). */
+static void sanitize_paths(const char *tool, size_t first, const char *n, const char *steps)
 {
     static char sout[1 << 16], serr[1 << 14];
     const char *cs = nb_t_sanitizer_path();
     NB_ASSERT_FATAL(cs != NULL, "compute-sanitizer not found (it comes with the CUDA toolkit: "
                     "put its bin/ on PATH)");
-    for (size_t k = 0; k < NTUNINGS; k++) {
-        char *argv[] = { (char *)cs, "--tool", "memcheck", "--error-exitcode", "9", (char *)BIN,
-                         "-n", "333", "-s", "2", "--check", NULL };
-        setenv("NB_TUNE", TUNINGS[k], 1);
-        int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 100);
-        unsetenv("NB_TUNE");
-        const char *sum = strstr(sout, "ERROR SUMMARY");
-        printf("       NB_TUNE=%s memcheck: exit %d, %.*s\n", TUNINGS[k], rc,
-               sum ? (int)strcspn(sum, "\n") : 10, sum ? sum : "no summary");
-        if (rc) printf("%.2000s%.1000s", sout, serr);
-        NB_ASSERT(rc == 0, "NB_TUNE=%s compute-sanitizer --tool memcheck -n 333 -s 2 --check: exit %d "
-                  "(9: sanitizer errors), expected 0: %.110s", TUNINGS[k], rc, serr);
-    }
-}
-
-/* The each-pair-once kernel hands 32-body subsets from warp to warp through
- * shared memory: racecheck and synccheck on its paths, several tiles. */
-static void newton_sanitizer(const char *tool)
-{
-    static char sout[1 << 16], serr[1 << 14];
-    const char *cs = nb_t_sanitizer_path();
-    NB_ASSERT_FATAL(cs != NULL, "compute-sanitizer not found (it comes with the CUDA toolkit: "
-                    "put its bin/ on PATH)");
-    for (size_t k = NEWTON_FIRST; k < NTUNINGS; k++) {
+    for (size_t k = first; k < NTUNINGS; k++) {
         char *argv[] = { (char *)cs, "--tool", (char *)tool, "--error-exitcode", "9", (char *)BIN,
-                         "-n", "700", "-s", "1", NULL };
+                         "-n", (char *)n, "-s", (char *)steps, "--check", NULL };
         setenv("NB_TUNE", TUNINGS[k], 1);
         int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 100);
         unsetenv("NB_TUNE");
@@ -154,13 +133,17 @@ static void newton_sanitizer(const char *tool)
         printf("       NB_TUNE=%s %s: exit %d, %.*s\n", TUNINGS[k], tool, rc,
                sum ? (int)strcspn(sum, "\n") : 10, sum ? sum : "no summary");
         if (rc) printf("%.2000s%.1000s", sout, serr);
-        NB_ASSERT(rc == 0, "NB_TUNE=%s compute-sanitizer --tool %s -n 700 -s 1: exit %d (9: sanitizer "
-                  "errors), expected 0: %.110s", TUNINGS[k], tool, rc, serr);
+        NB_ASSERT(rc == 0, "NB_TUNE=%s compute-sanitizer --tool %s -n %s -s %s --check: exit %d (9: "
+                  "sanitizer errors), expected 0: %.110s", TUNINGS[k], tool, n, steps, rc, serr);
     }
 }
 
-static void t_newton_racecheck(void) { newton_sanitizer("racecheck"); }
-static void t_newton_synccheck(void) { newton_sanitizer("synccheck"); }
+static void t_every_path_memcheck(void) { sanitize_paths("memcheck", 0, "333", "2"); }
+
+/* The each-pair-once kernel hands 32-body subsets from warp to warp through
+ * shared memory: racecheck and synccheck on its paths, several tiles. */
+static void t_newton_racecheck(void) { sanitize_paths("racecheck", NEWTON_FIRST, "700", "1"); }
+static void t_newton_synccheck(void) { sanitize_paths("synccheck", NEWTON_FIRST, "700", "1"); }
 
 static void t_bad_tune(void)
 {
