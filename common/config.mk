@@ -50,8 +50,12 @@ LDLIBS  += -lm -fopenmp
 # object depends on NB_MODE_FILE, rewritten when the mode (SANITIZE,
 # FORCE_VECTOR_WIDTH) changes, so switching rebuilds the host code (the CUDA
 # objects do not change).
+# The same flags build the sanitized workers of the grader (asan/ beside
+# each CPU step's objects and common/'s, tests/work_<runner>_asan: the graded
+# suite "sanitizers", tests/suite_asan.c) in every mode.
+NB_ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ifeq ($(SANITIZE),1)
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_FLAGS := $(NB_ASAN_FLAGS)
 CFLAGS    += $(SAN_FLAGS)
 endif
 NB_MODE      := sanitize=$(SANITIZE) force-vector-width=$(FORCE_VECTOR_WIDTH)

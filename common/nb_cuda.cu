@@ -122,10 +122,12 @@ extern "C" int nb_cuda_timer_mark(nb_cuda_timer *t, int mark)
 
 extern "C" int nb_cuda_timer_read(nb_cuda_timer *t, nb_step_time *out)
 {
-    float f = 0, s = 0;
+    float f0 = 0, f = 0, s = 0;
     NB_CUDA(cudaEventSynchronize(t->ev[3]));
+    NB_CUDA(cudaEventElapsedTime(&f0, t->ev[0], t->ev[1]));
     NB_CUDA(cudaEventElapsedTime(&f, t->ev[1], t->ev[2]));
     NB_CUDA(cudaEventElapsedTime(&s, t->ev[0], t->ev[3]));
+    out->force_start_ms = f0;
     out->force_ms = f;
     out->step_ms = s;
     return NB_OK;

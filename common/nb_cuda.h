@@ -37,8 +37,8 @@ int  nb_cuda_download_float4(const float4 *pos, const float3 *vel, int64_t n, fl
 /* Timing with CUDA events on the default stream. */
 typedef struct nb_cuda_timer { cudaEvent_t ev[4]; } nb_cuda_timer;
 /* Marks: 0 start of step, 1 before the force computation, 2 after it,
- * 3 end of step.  read() waits for mark 3 and fills force_ms (2 - 1) and
- * step_ms (3 - 0). */
+ * 3 end of step.  read() waits for mark 3 and fills force_start_ms (1 - 0),
+ * force_ms (2 - 1) and step_ms (3 - 0). */
 int  nb_cuda_timer_create(nb_cuda_timer *t);
 int  nb_cuda_timer_mark(nb_cuda_timer *t, int mark);
 int  nb_cuda_timer_read(nb_cuda_timer *t, nb_step_time *out);

@@ -4,7 +4,11 @@
  * What a figure covers (docs/conventions.md, Timing), the same in every step:
  *   force_ms  the force computation alone (the force kernel(s); for the tree
  *             code also the tree build, reported separately by the step);
- *   step_ms   the whole leapfrog step: kick, drift, tree build, force, kick.
+ *   step_ms   the whole leapfrog step: kick, drift, tree build, force, kick;
+ *   force_start_ms  where the force computation starts in the step (after
+ *             the opening kick and drift), so that a record says where its
+ *             spans lie: 0 <= force_start_ms, force_start_ms + force_ms <=
+ *             step_ms, the rest of the step being the closing kick.
  *   Host<->device copies are excluded from both: bodies stay on the device
  *   between steps.  GPU times come from CUDA events, CPU times from
  *   CLOCK_MONOTONIC.  Rates (interactions/s, GFLOP/s at 20 flops per
@@ -21,6 +25,8 @@ extern "C" {
 double nb_now_ms(void);                 /* monotonic clock, milliseconds */
 
 typedef struct nb_step_time {
+    double  force_start_ms;             /* from the start of the step to the start of the force
+                                           computation (the opening kick and drift) */
     double  force_ms;                   /* force computation of this step */
     double  step_ms;                    /* the whole step */
     int64_t interactions;               /* interactions evaluated (N^2 for all-pairs) */

@@ -9,7 +9,10 @@
 #   include ../common/step.mk
 #
 # Targets: all (nbody), check (build and run this step's CUnit runner),
-# libstep.a (everything but main.o, linked into the test runner), clean.
+# libstep.a (everything but main.o, linked into the step's worker,
+# tests/work_<runner>: the grader itself links no step code), asan/libstep.a
+# (the same with the host C code under ASan and UBSan, for the sanitized
+# worker), clean.
 include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
 
 IMPL_OBJS := $(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
@@ -36,6 +39,15 @@ nbody_%: main_%.o libstep.a $(LIBS)
 libstep.a: $(IMPL_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
+# the host objects again, instrumented (CUDA objects as they are)
+ASAN_OBJS := $(addprefix asan/,$(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)))
+asan/libstep.a: $(ASAN_OBJS) $(CU_SRCS:.cu=.o)
+	rm -f $@ && ar rcs $@ $^
+$(addprefix asan/,$(FORCE_SRCS:.c=.o)): FORCE_FLAGS = $(FORCE_CFLAGS)
+asan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
+	@mkdir -p asan
+	$(CC) $(CFLAGS) $(FORCE_FLAGS) $(NB_ASAN_FLAGS) -c -o $@ $<
+
 ifneq ($(USES_LIBS),)
 $(USES_LIBS): FORCE
 	@$(MAKE) --no-print-directory -C $(dir $@) libstep.a
@@ -60,3 +72,4 @@ check: nbody
 
 clean:
 	rm -f nbody main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)
+	rm -rf asan

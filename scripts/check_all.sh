@@ -2,15 +2,22 @@
 # scripts/check_all.sh STEP... -- `make check-all` (the top-level Makefile
 # passes its steps): grade the whole tree, whatever state it is in.
 #
+#  0. One check-all at a time in a tree: tests/.check-all.lock (flock); a
+#     second one stops at once and says so (exit 2).  A fresh secret for this
+#     run (NB_GRADE_NONCE), which the runners write into their results and
+#     scripts/grade_table.sh checks: results from another run, or written
+#     by anything but a runner of this run, do not count.
 #  1. Build each runner (tests/run_common, tests/run_<step>, each with its
-#     step) on its own, keeping going past failures; a runner's build output
+#     step and worker) on its own, keeping going past failures; a runner's build output
 #     goes to tests/results/<runner>.build.log.  A runner that does not build
 #     is not run (a stale binary is removed): its tests all FAIL with
 #     "runner could not be built: see tests/results/<runner>.build.log".
 #  2. Run every runner that was built (one-hour limit each).  A runner that
-#     dies outside a test (the harness isolates each test) or leaves no
-#     results gets all its tests FAILED with the reason.
-#  3. scripts/grade_table.sh: notices, the points table, summary.json,
+#     does not end normally (exit 0 or 1: killed by a signal, timed out)
+#     scores 0 whatever it wrote: "runner killed by SIGKILL".  The harness
+#     isolates each test, so this is never a student's test.
+#  3. scripts/grade_table.sh: results checked (this run's secret, the tests
+#     of tests/manifest.tsv), notices, the points table, summary.json,
 #     gradescope.json, and last the closing line
 #     "check-all: N passed, N failed, N skipped".
 # Exit status: non-zero if any test failed.  MAKE: the make to call
@@ -21,6 +28,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 res=$top/tests/results
 make=${MAKE:-make}
 tmo=${NB_RUNNER_TIMEOUT:-3600}
+exec 9> "$top/tests/.check-all.lock" || { echo "check-all: cannot open tests/.check-all.lock" >&2; exit 2; }
+if ! flock -n 9; then
+  echo "check-all: another check-all is running in this tree (tests/.check-all.lock); wait for it to end" >&2
+  exit 2
+fi
+nonce=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')   # given to the runners and the grade only
+[ ${#nonce} = 32 ] || { echo "check-all: no secret from /dev/urandom" >&2; exit 2; }
 rm -rf "$res" && mkdir -p "$res"
 runners=(common "$@")
 printf '%s\n' "${runners[@]}" > "$res/.expected"
@@ -52,7 +66,7 @@ jobs=${NB_CHECK_JOBS:-1}
 [ "$jobs" -gt 1 ] && export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 run_one() {   # runner -> its exit status in $res/$1.rc
   local rc=0
-  (cd "$top/tests" && timeout "$tmo" "./run_$1") || rc=$?
+  (cd "$top/tests" && NB_GRADE_NONCE=$nonce timeout "$tmo" "./run_$1") || rc=$?
   echo "$rc" > "$res/$1.rc"
 }
 if [ "$jobs" -le 1 ]; then
@@ -68,17 +82,18 @@ else
   for r in "${built[@]}"; do cat "$res/$r.out"; rm -f "$res/$r.out"; done
 fi
 for r in "${built[@]}"; do
-  rc=$(cat "$res/$r.rc" 2>/dev/null || echo 1); rm -f "$res/$r.rc"
-  [ -s "$res/$r.tsv" ] && continue
-  if [ "$rc" = 124 ]; then why="runner timed out after $tmo s"
-  elif [ "$rc" -gt 128 ]; then why="runner crashed: SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))) outside a test (exit status $rc)"
-  else why="runner exited with status $rc and left no results"; fi
-  rm -f "$res/$r.tsv" "$res/$r.json"
+  rc=$(cat "$res/$r.rc" 2>/dev/null || echo 255); rm -f "$res/$r.rc"
+  if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then
+    [ -s "$res/$r.tsv" ] && continue
+    why="runner exited with status $rc and left no results"
+  elif [ "$rc" = 124 ]; then why="runner timed out after $tmo s"
+  elif [ "$rc" -gt 128 ]; then why="runner killed by SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))) (exit status $rc)"
+  else why="runner exited with status $rc"; fi
+  rm -f "$res/$r.tsv" "$res/$r.json"          # whatever it left does not count
   echo "$why" > "$res/$r.fail"
-  echo "check-all: $r: $why"
 done
 
 # ---- 3. the grade ----
 # a step the build left out (NB_SKIPPED: step06 without NCCL) is said, not failed
 [ -n "${NB_SKIPPED:-}" ] && echo "check-all: skipped $NB_SKIPPED"
-exec bash "$top/scripts/grade_table.sh" "$res" "$top/tests/manifest.tsv"
+NB_GRADE_NONCE=$nonce exec bash "$top/scripts/grade_table.sh" "$res" "$top/tests/manifest.tsv"

@@ -633,10 +633,12 @@ static int gpu_advance(void *p, int steps, nb_step_time *times)
         if (c->t.graph) NB_CUDA(cudaGraphLaunch(c->graph, c->stream));
         else if ((rc = enqueue_step(c, cudaEventRecordDefault))) return rc;
         if (times) {
-            float f = 0, st = 0;
+            float f0 = 0, f = 0, st = 0;
             NB_CUDA(cudaEventSynchronize(c->ev[2]));
+            NB_CUDA(cudaEventElapsedTime(&f0, c->ev[0], c->ev[1]));
             NB_CUDA(cudaEventElapsedTime(&f, c->ev[1], c->ev[2]));
             NB_CUDA(cudaEventElapsedTime(&st, c->ev[0], c->ev[2]));
+            times[k].force_start_ms = f0;
             times[k].force_ms = f;
             times[k].step_ms = st;
             times[k].interactions = (int64_t)c->n * c->n;

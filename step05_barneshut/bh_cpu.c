@@ -850,6 +850,7 @@ static int cpu_advance(void *ctx, int steps, nb_step_time *times)
         kick_drift(t, hdt, dt, 0);
         double t3 = nb_now_ms();
         if (times) {
+            times[k].force_start_ms = t1 - t0;
             times[k].force_ms = t2 - t1;
             times[k].step_ms = t3 - t0;
             times[k].interactions = t->bb + t->bc;

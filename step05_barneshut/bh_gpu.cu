@@ -728,9 +728,11 @@ static int gpu_advance(void *ctx, int steps, nb_step_time *times)
                 ms[K_DRIFT] + ms[K_KICK],
             };
             if ((rc = record_split(g, split))) return rc;
-            float f, st;
+            float f0, f, st;
+            NB_CUDA(cudaEventElapsedTime(&f0, g->ev[K_DRIFT], g->ev[K_BBOX]));
             NB_CUDA(cudaEventElapsedTime(&f, g->ev[K_BBOX], g->ev[K_KICK]));
             NB_CUDA(cudaEventElapsedTime(&st, g->ev[K_DRIFT], g->ev[K_EVENTS]));
+            times[k].force_start_ms = f0;
             times[k].force_ms = f;
             times[k].step_ms = st;
             times[k].interactions = (int64_t)(g->hst.bb + g->hst.bc);

@@ -1,13 +1,12 @@
 /* bh_tree.c -- step05_barneshut: the invariants of a correct octree, and
  * the host copy of a tree (bh_tree, see bh_tree.h).
  *
- * Neither code calls the checker: the tests (tests/suite_tree.c) get a tree
- * from bh_cpu_tree() or bh_gpu_tree() and check it here.  The invariants are
- * the specification of the build and the summary: read them before
- * insert() and summarize() in bh_cpu.c, the code to read next.  All sums
- * here are in double, independent of the float sums of either code. */
-#include <math.h>
-#include <stdio.h>
+ * The invariants a correct tree satisfies are checked by the grader
+ * (tests/nb_tree.c, nb_tree_check): every body in exactly one leaf, in its
+ * octant and inside its cube; each cell's mass, centre of mass and count
+ * those of the bodies below it; children inside their parent.  They are the
+ * specification of the build and the summary: read them before insert()
+ * and summarize() in bh_cpu.c, the code to read next. */
 #include <stdlib.h>
 #include <string.h>
 #include "nb_error.h"
@@ -39,131 +38,4 @@ void bh_tree_free(bh_tree *t)
     free(t->mx); free(t->my); free(t->mz); free(t->m);
     free(t->count);
     memset(t, 0, sizeof *t);
-}
-
-/* ---- invariants ------------------------------------------------------- */
-
-typedef struct chk {
-    const bh_tree *t;
-    const nb_state *s;
-    double tol;
-    int *seen_body, *seen_cell;
-    int maxdepth;
-    char *why;
-    size_t len;
-} chk;
-
-static int bad(chk *c, const char *fmt, long long a, long long b)
-{
-    snprintf(c->why, c->len, fmt, a, b);
-    return -1;
-}
-
-static int inside(const nb_state *s, int64_t b, const bh_tree *t, int64_t k)
-{
-    /* The octant rule puts a body on a boundary on the lower side; allow a
-     * few ulps of the cube's coordinates. */
-    double h = t->half[k] * (1 + 1e-6) + 1e-30;
-    double sl = 4e-7 * (fabs(t->cx[k]) + fabs(t->cy[k]) + fabs(t->cz[k]));
-    return fabs(s->x[b] - t->cx[k]) <= h + sl && fabs(s->y[b] - t->cy[k]) <= h + sl &&
-           fabs(s->z[b] - t->cz[k]) <= h + sl;
-}
-
-/* Visit cell k: sums of m, m*r and the count of bodies below it (double). */
-static int visit(chk *c, int64_t k, int depth, double sum[5])
-{
-    const bh_tree *t = c->t;
-    const nb_state *s = c->s;
-    int64_t n = t->n;
-    if (k < 0 || k >= t->ncells)
-        return bad(c, "cell index %lld out of range (%lld cells)", k, t->ncells);
-    if (c->seen_cell[k]++) return bad(c, "cell %lld is referenced twice", k, 0);
-    if (depth + 1 > c->maxdepth) c->maxdepth = depth + 1;
-    if (depth >= BH_MAXDEPTH) return bad(c, "cell %lld at depth %lld past the cap", k, depth);
-    sum[0] = sum[1] = sum[2] = sum[3] = sum[4] = 0;
-    for (int o = 0; o < 8; o++) {
-        int ch = t->child[k * 8 + o];
-        if (ch == BH_EMPTY) continue;
-        if (ch < 0) return bad(c, "cell %lld holds a bad child %lld", k, ch);
-        if (ch < n) {
-            int prev = -1;
-            for (int b = ch; b != BH_EMPTY; b = t->chain[b]) {
-                if (b < 0 || b >= n) return bad(c, "leaf list of cell %lld holds %lld", k, b);
-                if (b <= prev)
-                    return bad(c, "leaf list of cell %lld is not sorted at body %lld", k, b);
-                if (c->seen_body[b]++)
-                    return bad(c, "body %lld is in two leaves (cell %lld)", b, k);
-                if (b != ch && depth != BH_MAXDEPTH - 1)
-                    return bad(c, "leaf of several bodies above the depth cap "
-                               "(cell %lld, body %lld)", k, b);
-                /* the body lies in octant o of cell k */
-                if (bh_octant(s->x[b], s->y[b], s->z[b], t->cx[k], t->cy[k], t->cz[k]) != o)
-                    return bad(c, "body %lld sits in the wrong octant of cell %lld", b, k);
-                if (!inside(s, b, t, k))
-                    return bad(c, "body %lld lies outside its cell %lld", b, k);
-                sum[0] += s->m[b];
-                sum[1] += (double)s->m[b] * s->x[b];
-                sum[2] += (double)s->m[b] * s->y[b];
-                sum[3] += (double)s->m[b] * s->z[b];
-                sum[4] += 1;
-                prev = b;
-            }
-        } else {
-            int64_t kk = ch - n;
-            if (kk <= 0 || kk >= t->ncells)
-                return bad(c, "cell %lld has a bad child cell %lld", k, kk);
-            float x = t->cx[k], y = t->cy[k], z = t->cz[k], h = t->half[k];
-            bh_child(o, &x, &y, &z, &h);
-            double sl = 1e-6 * (fabs(x) + fabs(y) + fabs(z) + h) + 1e-30;
-            if (fabs(t->cx[kk] - x) > sl || fabs(t->cy[kk] - y) > sl ||
-                fabs(t->cz[kk] - z) > sl || fabs(t->half[kk] - h) > sl)
-                return bad(c, "child cell %lld is not octant %lld of its parent", kk, o);
-            double sub[5];
-            if (visit(c, kk, depth + 1, sub)) return -1;
-            for (int q = 0; q < 5; q++) sum[q] += sub[q];
-        }
-    }
-    if (sum[4] == 0) return bad(c, "cell %lld is empty", k, 0);
-    if ((double)t->count[k] != sum[4])
-        return bad(c, "cell %lld counts %lld bodies", k, (long long)t->count[k]);
-    double m = sum[0];
-    if (fabs(t->m[k] - m) > c->tol * m + 1e-38)
-        return bad(c, "cell %lld: mass differs from its bodies' (depth %lld)", k, depth);
-    double com[3] = { sum[1] / m, sum[2] / m, sum[3] / m };
-    double got[3] = { t->mx[k], t->my[k], t->mz[k] };
-    double scale = t->half[k] + fabs(com[0]) + fabs(com[1]) + fabs(com[2]);
-    for (int q = 0; q < 3; q++)
-        if (!(fabs(got[q] - com[q]) <= c->tol * scale))
-            return bad(c, "cell %lld: centre of mass differs from its bodies' (axis %lld)", k, q);
-    return 0;
-}
-
-/* The whole tree: the walk from the root, then every body and cell met once. */
-static int check(chk *c)
-{
-    const bh_tree *t = c->t;
-    if (t->n != c->s->n) return bad(c, "tree has %lld bodies, state %lld", t->n, c->s->n);
-    if (t->ncells < 1) return bad(c, "no root cell (%lld cells)", t->ncells, 0);
-    double sum[5];
-    if (visit(c, 0, 0, sum)) return -1;
-    for (int64_t b = 0; b < t->n; b++)
-        if (c->seen_body[b] != 1) return bad(c, "body %lld is in %lld leaves", b, c->seen_body[b]);
-    for (int64_t k = 0; k < t->ncells; k++)
-        if (c->seen_cell[k] != 1) return bad(c, "cell %lld is not in the tree", k, 0);
-    if (c->maxdepth != t->depth)
-        return bad(c, "depth is %lld, reported %lld", c->maxdepth, t->depth);
-    return 0;
-}
-
-int bh_tree_check(const bh_tree *t, const nb_state *s, double tol, char *why, size_t len)
-{
-    chk c = { t, s, tol, calloc((size_t)t->n, sizeof(int)),
-              calloc((size_t)t->ncells + 1, sizeof(int)), 0, why, len };
-    snprintf(why, len, "ok");
-    int rc = -1;
-    if (c.seen_body && c.seen_cell) rc = check(&c);
-    else snprintf(why, len, "out of memory");
-    free(c.seen_body);
-    free(c.seen_cell);
-    return rc;
 }

@@ -1,8 +1,8 @@
 /* bh_tree.h -- step05_barneshut: the octree that both codes build.
  *
  * Read the step in this order: this file (the layout of the tree and the
- * opening criterion), bh_tree.c (the invariants of a correct tree, checked
- * by the tests), bh_cpu.c (the CPU tree code, --cpu: the readable
+ * opening criterion), tests/nb_tree.c (the invariants of a correct tree,
+ * checked by the grader), bh_cpu.c (the CPU tree code, --cpu: the readable
  * reference), then bh_gpu.cu (the same tree as a GPU kernel pipeline, after
  * Burtscher & Pingali, "An Efficient CUDA Implementation of the Tree-Based
  * Barnes Hut n-Body Algorithm", GPU Computing Gems Emerald Edition, 2011).
@@ -126,12 +126,11 @@ typedef struct bh_tree {
  * the rest to fill in).  0, or NB_EXIT_RUNTIME with nothing allocated. */
 int  bh_tree_alloc(bh_tree *t, int64_t n, int64_t ncells);
 void bh_tree_free(bh_tree *t);
-/* Check the invariants against the bodies s the tree was built from: every
+/* The invariants of a correct tree are the grader's (tests/nb_tree.c): every
  * body in exactly one leaf, inside its leaf's cube; each cell's mass, centre
- * of mass and count equal those of the bodies below it (relative tolerance
- * tol); children inside their parent.  Returns 0, or -1 with the first
- * violation in why. */
-int  bh_tree_check(const bh_tree *t, const nb_state *s, double tol, char *why, size_t len);
+ * of mass and count equal those of the bodies below it; children inside
+ * their parent.  The tests read the tree through bh_cpu_tree() and
+ * bh_gpu_tree(). */
 
 #ifdef __cplusplus
 }

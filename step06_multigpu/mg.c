@@ -75,7 +75,7 @@ static const char *const ph_names[MG_PHASES] = { "gather x", "build", "walk", "g
 enum { E_START, E_DRIFT, E_GX, E_BUILD, E_WALK, E_SCAT, E_END, MG_EVENTS };
 
 typedef struct mg_rec {             /* one GPU, one timed step: ms, counts */
-    double ph[MG_PHASES], force, step, bb, bc;
+    double ph[MG_PHASES], force_start, force, step, bb, bc;
 } mg_rec;
 
 enum { OP_INIT = 1, OP_ADVANCE, OP_FORCE, OP_DOWNLOAD, OP_DESTROY, OP_QUIT };
@@ -370,6 +370,7 @@ static int gpu_step(mg *m, mg_gpu *w, int timed, mg_rec *rec)
     float f, s;
     NB_CUDA(cudaEventElapsedTime(&f, w->ev[E_DRIFT], w->ev[E_SCAT]));
     NB_CUDA(cudaEventElapsedTime(&s, w->ev[E_START], w->ev[E_END]));
+    rec->force_start = ms[E_START];
     rec->force = f;
     rec->step = s;
     rec->bb = (double)w->bb;
@@ -699,12 +700,14 @@ static int mg_advance(void *ctx, int steps, nb_step_time *times)
     if ((rc = grow_recs(&m->hist, &m->cap_hist, (size_t)(m->nhist + steps) * m->P))) return rc;
     for (int k = 0; k < steps; k++) {
         const mg_rec *r = &m->cur[(size_t)k * m->P];
-        double f = 0, s = 0, inter = 0;
+        double fs = INFINITY, f = 0, s = 0, inter = 0;
         for (int p = 0; p < m->P; p++) {      /* the step is as slow as its slowest GPU */
+            fs = fmin(fs, r[p].force_start);  /* (the force of the slowest starts no earlier) */
             f = fmax(f, r[p].force);
             s = fmax(s, r[p].step);
             inter += r[p].bb + r[p].bc;
         }
+        times[k].force_start_ms = fs;
         times[k].force_ms = f;
         times[k].step_ms = s;
         times[k].interactions = (int64_t)inter;

@@ -1,15 +1,16 @@
 /* main_step04_tuned.c -- the CUnit runner grading step04's tuned build
  * (step04_shared/nbody_tuned, tuned.cu): the same suites as the lesson
  * kernel, and "tuned": every code path of the build, whatever its picker
- * chooses. */
+ * chooses.  The table runs in tests/work_step04_tuned (nb_remote.h). */
 #include "nb_grade.h"
-
-extern const nb_step nb_step04_tuned, nb_step01_cpu;
+#include "nb_remote.h"
 
 int main(int argc, char **argv)
 {
-    nb_conformance_register(&nb_step04_tuned, STEP_BINARY);
-    nb_gpu_allpairs_register(&nb_step04_tuned, &nb_step01_cpu, STEP_BINARY);
-    nb_tuned_register(&nb_step04_tuned, STEP_BINARY);
+    static const nb_remote_spec gpu = { "gpu", "step04_tuned", NB_OPT_BLOCK, 0, nb_grade_cuda_probe };
+    const nb_step *g = nb_remote(WORKER, &gpu);
+    nb_conformance_register(g, STEP_BINARY);
+    nb_gpu_allpairs_register(g, STEP_BINARY);
+    nb_tuned_register(g, STEP_BINARY);
     return nb_grade_main("step04_tuned", argc, argv);
 }

@@ -14,6 +14,7 @@
  * Inactive suites (skip reason given) are never run: their tests are printed
  * as SKIPPED with the reason and count neither as passed nor as failed, and
  * the runner is "not graded". */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -25,8 +26,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <CUnit/TestRun.h>
 #include "nb_grade.h"
+#include "nb_sandbox.h"
 
 #define MAX_SUITES 32
 #define MAX_TESTS 256
@@ -62,6 +65,8 @@ typedef struct g_wire {
 } g_wire;
 
 static g_suite suites[MAX_SUITES];
+static char nonce[80] = "none";           /* this check-all's secret (NB_GRADE_NONCE) */
+static char scratch_base[600];            /* the tests' scratch directories live below */
 static int nsuites;
 static g_result results[MAX_TESTS];
 static int nresults;
@@ -300,6 +305,19 @@ static void keep_output(g_result *r, size_t *kept, const char *buf, size_t n)
     r->output[*kept] = '\0';
 }
 
+/* rm -rf path (the scratch directory of a test). */
+static void remove_tree(const char *path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) { dup2(devnull, 1); dup2(devnull, 2); }
+        execl("/bin/rm", "rm", "-rf", "--", path, (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
 /* Run one test in a child; fill r (status, earned, detail, output). */
 static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int timeout_s)
 {
@@ -322,6 +340,13 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
     }
     fflush(stdout);
     fflush(stderr);
+    char scratch[700];
+    snprintf(scratch, sizeof scratch, "%s/t%d", scratch_base, nresults);
+    if (mkdir(scratch, 0777) || chmod(scratch, 0777)) {
+        snprintf(r->detail, sizeof r->detail, "harness: scratch directory %.200s: %s", scratch, strerror(errno));
+        close(rec[0]); close(rec[1]); close(out[0]); close(out[1]);
+        return;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(r->detail, sizeof r->detail, "harness: fork: %s", strerror(errno));
@@ -330,6 +355,11 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
     }
     if (pid == 0) {
         setpgid(0, 0);                           /* its own group: a time-out kills all of it */
+        /* the test's files live in its scratch directory, which the sandbox
+         * lends the step's programs (the box's uid must be able to write
+         * there, and read what the test wrote) */
+        setenv("TMPDIR", scratch, 1);
+        umask(0);
         for (size_t k = 0; k < sizeof fwd_signals / sizeof fwd_signals[0]; k++) signal(fwd_signals[k], SIG_DFL);
         close(rec[0]);
         close(out[0]);
@@ -383,6 +413,8 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
     kill(-pid, SIGKILL);                         /* the test's leftovers, or the test itself on time-out */
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     child_group = 0;
+    nb_sandbox_kill_descendants();               /* orphans that left the group (an unboxed setsid()) */
+    remove_tree(scratch);
     for (ssize_t n; (n = read_some(out[0], buf, sizeof buf)) > 0;) {
         fwrite(buf, 1, (size_t)n, stdout);
         keep_output(r, &kept, buf, (size_t)n);
@@ -449,35 +481,61 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void write_results(const char *runner, int passed, int failed, int skipped, int earned, int possible,
-                          const char *not_graded)
+/* Write the file atomically: a temporary file in the same directory, flushed
+ * and synced, renamed over path.  0, or -1 with errno. */
+static FILE *open_tmp(const char *path, char *tmp, size_t len)
 {
-    if (getenv("NB_GRADE_NO_RESULTS")) return;
+    snprintf(tmp, len, "%s.tmp.%d", path, (int)getpid());
+    return fopen(tmp, "w");
+}
+
+static int close_tmp(FILE *f, const char *tmp, const char *path)
+{
+    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (!bad && rename(tmp, path) == 0) return 0;
+    int e = errno;
+    unlink(tmp);
+    errno = e ? e : EIO;
+    return -1;
+}
+
+/* results/<runner>.tsv (read by check-all: the first line names this run's
+ * nonce) and results/<runner>.json.  0, or -1 with a line on stderr. */
+static int write_results(const char *runner, int passed, int failed, int skipped, int earned, int possible,
+                         int skipped_points, const char *not_graded)
+{
+    if (getenv("NB_GRADE_NO_RESULTS")) return 0;
     mkdir("results", 0777);
-    char path[512];
+    char path[512], tmp[600];
     snprintf(path, sizeof path, "results/%s.tsv", runner);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        for (int k = 0; k < nresults; k++) {
-            const g_result *r = &results[k];
-            fprintf(f, "%s\t%s\t%s\t%s\t%d\t%d\t", runner, r->suite, r->test, r->status, r->earned, r->points);
-            json_esc(f, r->detail);
-            fputc('\t', f);
-            json_esc(f, r->output);
-            fputc('\n', f);
-        }
-        fclose(f);
+    FILE *f = open_tmp(path, tmp, sizeof tmp);
+    if (!f) goto fail;
+    fprintf(f, "#nb-grade\t%s\tnonce=%s\tsandbox=%s\n", runner, nonce, nb_sandbox_degraded() ? "degraded" : "boxed");
+    for (int k = 0; k < nresults; k++) {
+        const g_result *r = &results[k];
+        const char *text[2] = { r->suite, r->test };
+        json_esc(f, runner);
+        for (int q = 0; q < 2; q++) { fputc('\t', f); json_esc(f, text[q]); }
+        fprintf(f, "\t%s\t%d\t%d\t", r->status, r->earned, r->points);
+        json_esc(f, r->detail);
+        fputc('\t', f);
+        json_esc(f, r->output);
+        fputc('\n', f);
     }
+    if (close_tmp(f, tmp, path)) goto fail;
     snprintf(path, sizeof path, "results/%s.json", runner);
-    f = fopen(path, "w");
-    if (!f) return;
+    if (!(f = open_tmp(path, tmp, sizeof tmp))) goto fail;
     fprintf(f, "{\"runner\": ");
     json_str(f, runner);
     fprintf(f, ", \"graded\": %s, \"not_graded_reason\": ", not_graded ? "false" : "true");
     if (not_graded) json_str(f, not_graded);
     else fputs("null", f);
-    fprintf(f, ",\n \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"points\": %d, \"possible\": %d,\n"
-               " \"tests\": [\n", passed, failed, skipped, earned, possible);
+    fprintf(f, ",\n \"sandbox\": ");
+    json_str(f, nb_sandbox_mode());
+    fprintf(f, ",\n \"passed\": %d, \"failed\": %d, \"skipped\": %d, \"points\": %d, \"possible\": %d, "
+               "\"not_graded_points\": %d,\n \"tests\": [\n", passed, failed, skipped, earned, possible,
+            skipped_points);
     for (int k = 0; k < nresults; k++) {
         fprintf(f, "  {\"suite\": ");
         json_str(f, results[k].suite);
@@ -491,14 +549,23 @@ static void write_results(const char *runner, int passed, int failed, int skippe
         fprintf(f, "}%s\n", k + 1 < nresults ? "," : "");
     }
     fprintf(f, " ]}\n");
-    fclose(f);
+    if (close_tmp(f, tmp, path)) goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "%s: cannot write %s: %s\n", runner, path, strerror(errno));
+    return -1;
 }
 
+/* suite, test, points per line; names escaped as in the results */
 static void list_tests(void)
 {
     for (int s = 0; s < nsuites; s++)
-        for (const nb_test *t = suites[s].tests; t->name; t++)
-            printf("%s\t%s\t%d\n", suites[s].name, t->name, t->points);
+        for (const nb_test *t = suites[s].tests; t->name; t++) {
+            json_esc(stdout, suites[s].name);
+            putchar('\t');
+            json_esc(stdout, t->name);
+            printf("\t%d\n", t->points);
+        }
 }
 
 int nb_grade_main(const char *runner, int argc, char **argv)
@@ -522,8 +589,26 @@ int nb_grade_main(const char *runner, int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     for (size_t k = 0; k < sizeof fwd_signals / sizeof fwd_signals[0]; k++) sigaction(fwd_signals[k], &sa, NULL);
     int timeout_s = test_timeout_s();
+    /* Student code never runs in this process (it runs in workers and
+     * programs in the sandbox, nb_remote.h); still, nothing may read this
+     * process's memory or descriptors through /proc, and the secret of the
+     * check-all run is dropped from the environment children inherit. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);     /* unboxed orphans come back here */
+    const char *secret = getenv("NB_GRADE_NONCE");
+    if (secret && *secret) snprintf(nonce, sizeof nonce, "%s", secret);
+    unsetenv("NB_GRADE_NONCE");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch_base, sizeof scratch_base, "%s/nbgrade.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(scratch_base) || chmod(scratch_base, 0711)) {
+        fprintf(stderr, "%s: cannot make a scratch directory %s: %s\n", runner, scratch_base, strerror(errno));
+        return 1;
+    }
     printf("== %s ==\n", runner);
+    printf("sandbox: %s\n", nb_sandbox_mode());
     fflush(stdout);
+    int require_box = nb_sandbox_degraded() && getenv("NB_GRADE_REQUIRE_SANDBOX") &&
+                      strcmp(getenv("NB_GRADE_REQUIRE_SANDBOX"), "0");
     const char *not_graded = NULL;                     /* the first skip reason */
     for (int s = 0; s < nsuites; s++) {
         g_suite *g = &suites[s];
@@ -558,17 +643,21 @@ int nb_grade_main(const char *runner, int argc, char **argv)
         else if (!strcmp(results[k].status, "PASS")) passed++;
         else failed++;
     }
+    /* skipped tests earn nothing: the score is out of every point, and says
+     * how many of them were not graded and why */
     if (not_graded)
-        printf("%s: not graded (%s); %d of %d points in %d skipped tests did not run\n", runner, not_graded,
-               skipped_points, possible, skipped);
+        printf("%s: score %d/%d points; NOT GRADED: %d points in %d skipped tests (%s)\n", runner, earned,
+               possible, skipped_points, skipped, not_graded);
     else
         printf("%s: score %d/%d points\n", runner, earned, possible);
     printf("%s: %d passed, %d failed, %d skipped\n", runner, passed, failed, skipped);
     int require = not_graded && getenv("NB_GRADE_REQUIRE_GPU") && strcmp(getenv("NB_GRADE_REQUIRE_GPU"), "0");
     if (require) printf("%s: NB_GRADE_REQUIRE_GPU is set and this runner is not graded: exit 1\n", runner);
+    if (require_box) printf("%s: NB_GRADE_REQUIRE_SANDBOX is set and the sandbox is degraded: exit 1\n", runner);
     fflush(stdout);
-    write_results(runner, passed, failed, skipped, earned, possible, not_graded);
+    int unwritten = write_results(runner, passed, failed, skipped, earned, possible, skipped_points, not_graded);
     for (int k = 0; k < nresults; k++) free(results[k].output);
     CU_cleanup_registry();
-    return failed || require ? 1 : 0;
+    remove_tree(scratch_base);
+    return failed || require || require_box || unwritten ? 1 : 0;
 }

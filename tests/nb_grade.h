@@ -6,8 +6,11 @@
  * tests/results/<runner>.tsv (read by `make check-all` for the points table)
  * and a JSON report tests/results/<runner>.json (merged into summary.json).
  *
- * Every test runs in its own child process (fork), with CUnit's
- * CU_run_test() there; the child sends its failure records back through a
+ * No student code runs in a runner: a step's table is run in its worker
+ * and its program in the sandbox (nb_remote.h, nb_sandbox.h); the runner
+ * only asks, checks and records.  Every test runs in its own child process
+ * (fork), with CUnit's CU_run_test() there, in a scratch directory of its
+ * own (TMPDIR: the directory the sandbox lends the step's programs); the child sends its failure records back through a
  * pipe, and its stdout through another (printed under the test's line and
  * kept for the JSON reports).  A test that crashes (a signal), calls exit(),
  * or runs longer than NB_TEST_TIMEOUT seconds (default 120) fails with that
@@ -19,15 +22,23 @@
  * Pass/fail comes from CUnit's failure records, never from CU_get_error().
  * A suite registered with a skip reason (e.g. no CUDA device) is inactive:
  * its tests print "SKIPPED (<reason>)", earn no points and are never counted
- * as passed; a runner with a skipped suite is "not graded" (its score line
- * says so instead of a score, and its JSON report has "graded": false).
+ * as passed; a runner with a skipped suite is not fully graded: its score
+ * line counts every point and says how many were NOT GRADED and why, and its
+ * JSON report has "graded": false and "not_graded_points".
+ *
+ * Results: results/<runner>.tsv, whose first line carries the secret of the
+ * check-all run (NB_GRADE_NONCE, dropped from the environment at once) and
+ * whether the sandbox was degraded, and results/<runner>.json; both written
+ * to a temporary file and renamed.
  *
  * Command line of every runner (handled by nb_grade_main):
  *   run_<runner>           run every suite
  *   run_<runner> SUITE     only the suites whose name contains SUITE
  *   run_<runner> --list    print "suite<TAB>test<TAB>points" per test, run nothing
  * Environment: NB_TEST_TIMEOUT=seconds (per test, default 120);
- *   NB_GRADE_REQUIRE_GPU=1 makes a runner that is not graded exit 1. */
+ *   NB_GRADE_REQUIRE_GPU=1 makes a runner that is not graded exit 1;
+ *   NB_GRADE_REQUIRE_SANDBOX=1 makes a runner whose sandbox is degraded
+ *   (nb_sandbox.h) exit 1. */
 #ifndef NB_GRADE_H
 #define NB_GRADE_H
 #include <CUnit/CUnit.h>
@@ -73,7 +84,10 @@ void nb_conformance_register_as(const nb_step *step, const char *binary, const c
                                 const char *option);
 /* The GPU all-pairs suite for steps 02-04 (tests/suite_gpu_allpairs.c);
  * binary: the step's program (run under compute-sanitizer). */
-void nb_gpu_allpairs_register(const nb_step *step, const nb_step *cpu_reference, const char *binary);
+void nb_gpu_allpairs_register(const nb_step *step, const char *binary);
+/* The CPU code under ASan and UBSan (tests/suite_asan.c): asan_table, the
+ * step's table run in its sanitized worker (tests/work_<runner>_asan). */
+void nb_asan_register(const nb_step *asan_table);
 /* suite_tuned.c: every code path of step04's tuned build (NB_TUNE). */
 void nb_tuned_register(const nb_step *step, const char *binary);
 

@@ -1,4 +1,5 @@
 /* nb_testutil.c -- helpers shared by the test suites (see nb_testutil.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <CUnit/CUnit.h>
 #include "nb_ic.h"
+#include "nb_sandbox.h"
 #include "nb_testutil.h"
 #include "nb_verify.h"
 
@@ -41,6 +43,41 @@ void nb_t_unequal_masses(nb_state *s, uint64_t seed)
         for (int64_t i = 0; i < s->n; i++) s->m[i] = (float)(s->m[i] * (before / after));
 }
 
+/* a(x) into ax, ay, az (float, index order) */
+static void float_accel(const nb_state *s, float eps2, float *ax, float *ay, float *az)
+{
+    for (int64_t i = 0; i < s->n; i++) {
+        float sx = 0, sy = 0, sz = 0;
+        for (int64_t j = 0; j < s->n; j++) {
+            float dx = s->x[j] - s->x[i], dy = s->y[j] - s->y[i], dz = s->z[j] - s->z[i];
+            float r2 = dx * dx + dy * dy + dz * dz + eps2;
+            float inv = 1.0f / sqrtf(r2);
+            float w = s->m[j] * inv * inv * inv;
+            sx += w * dx; sy += w * dy; sz += w * dz;
+        }
+        ax[i] = sx; ay[i] = sy; az[i] = sz;
+    }
+}
+
+int nb_t_float_leapfrog(nb_state *s, double eps, double dt, int steps)
+{
+    int64_t n = s->n;
+    float *a = malloc((size_t)(3 * n + 1) * sizeof *a);
+    if (!a) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    float *ax = a, *ay = a + n, *az = a + 2 * n, e2 = (float)(eps * eps), h = (float)(0.5 * dt), d = (float)dt;
+    float_accel(s, e2, ax, ay, az);
+    for (int k = 0; k < steps; k++) {
+        for (int64_t i = 0; i < n; i++) {
+            s->vx[i] += h * ax[i]; s->vy[i] += h * ay[i]; s->vz[i] += h * az[i];
+            s->x[i] += d * s->vx[i]; s->y[i] += d * s->vy[i]; s->z[i] += d * s->vz[i];
+        }
+        float_accel(s, e2, ax, ay, az);
+        for (int64_t i = 0; i < n; i++) { s->vx[i] += h * ax[i]; s->vy[i] += h * ay[i]; s->vz[i] += h * az[i]; }
+    }
+    free(a);
+    return 0;
+}
+
 const char *nb_t_tmpfile(int slot, const char *suffix)
 {
     static char paths[4][256];
@@ -67,35 +104,54 @@ int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t err
     return nb_t_run_io(argv, NULL, out, outlen, err, errlen, timeout_s);
 }
 
-int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
-                size_t errlen, int timeout_s)
+/* Run argv with stdout to fo and stderr to fe: in the sandbox (a step's
+ * program), or as a plain child in this directory (the kit's own scripts
+ * and runners, nb_t_run_kit).  The child's pid, or -1. */
+static pid_t spawn(char *const argv[], int fo, int fe, int boxed)
+{
+    if (boxed) {
+        const char *dir = getenv("TMPDIR");
+        nb_sandbox_io io = { -1, fo, fe, -1, -1, dir && *dir ? dir : "/tmp" };
+        return nb_sandbox_spawn(argv, &io);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fi = open("/dev/null", O_RDONLY);
+        if (fi < 0) _exit(126);
+        dup2(fi, 0); dup2(fo, 1); dup2(fe, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
+                  size_t errlen, int timeout_s, int boxed)
 {
     char po[600], pe[600];
     snprintf(po, sizeof po, "%s", stdout_path ? stdout_path : nb_t_tmpfile(2, ".out"));
     snprintf(pe, sizeof pe, "%s", nb_t_tmpfile(3, ".err"));
     if (out && outlen) out[0] = '\0';
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
+    if (err && errlen) err[0] = '\0';
+    int fo = stdout_path ? open(po, O_WRONLY | O_CLOEXEC)
+                         : open(po, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    pid_t pid = fo >= 0 && fe >= 0 ? spawn(argv, fo, fe, boxed) : -1;
+    if (fo >= 0) close(fo);
+    if (fe >= 0) close(fe);
     if (pid < 0) return -1;
-    if (pid == 0) {
-        int fo = stdout_path ? open(po, O_WRONLY) : open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fi = open("/dev/null", O_RDONLY);
-        if (fo < 0 || fe < 0 || fi < 0) _exit(126);
-        dup2(fi, 0); dup2(fo, 1); dup2(fe, 2);
-        execv(argv[0], argv);
-        _exit(127);
-    }
     int status = 0;
     double waited = 0;
     for (;;) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) break;
-        if (w < 0) return -1;
+        if (w < 0 && errno != EINTR) return -1;
         if (waited > timeout_s) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
+            kill(pid, SIGKILL);                      /* a box: everything in it */
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            status = (128 + SIGKILL) << 8;
             break;
         }
         struct timespec ts = { 0, 5000000 };
@@ -108,9 +164,22 @@ int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t o
     }
     nb_t_slurp(pe, err, errlen);
     unlink(pe);
+    /* a box passes the program's status on: its exit code, or 128 + the
+     * signal that killed it */
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return -1;
+}
+
+int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
+                size_t errlen, int timeout_s)
+{
+    return run_io(argv, stdout_path, out, outlen, err, errlen, timeout_s, 1);
+}
+
+int nb_t_run_kit(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_s)
+{
+    return run_io(argv, NULL, out, outlen, err, errlen, timeout_s, 0);
 }
 
 int nb_t_count_lines(const char *s)

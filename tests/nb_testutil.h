@@ -6,10 +6,13 @@
 #include "nb_step.h"
 #include "nb_state.h"
 
-/* Run argv[0] with argv (NULL-terminated), capture stdout/stderr (truncated
- * to the buffers, NUL-terminated; either may be NULL).  Returns the exit
- * status, 128+signal if killed, -1 if it could not run. A run longer than
- * timeout_s seconds is killed (returns 128+SIGKILL). */
+/* Run argv[0] with argv (NULL-terminated) in the sandbox (nb_sandbox.h: a
+ * step's program is student code), its working directory $TMPDIR (the
+ * test's scratch directory); capture stdout/stderr (truncated to the
+ * buffers, NUL-terminated; either may be NULL).  Returns the exit status,
+ * 128+signal if killed, -1 if it could not run. A run longer than
+ * timeout_s seconds is killed with everything it started (returns
+ * 128+SIGKILL). */
 int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen,
              int timeout_s);
 /* The beginning of file path into buf (NUL-terminated; "" if unreadable). */
@@ -18,6 +21,9 @@ void nb_t_slurp(const char *path, char *buf, size_t len);
  * into out as above). */
 int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
                 size_t errlen, int timeout_s);
+/* The same for the kit's own programs (scripts, the runners' self-tests):
+ * not boxed, in the current directory. */
+int nb_t_run_kit(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_s);
 /* Number of lines in s (a final line without '\n' counts). */
 int nb_t_count_lines(const char *s);
 
@@ -38,6 +44,10 @@ const char *nb_t_sanitizer_path(void);
  * prefixes the messages (e.g. "NB_TUNE=warp=1: "). */
 void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, const char *ic,
                       uint64_t seed, int unequal, const char *label);
+/* s advanced by steps leapfrog KDK steps of dt in float32 (all pairs, the
+ * sums in index order, Plummer softening eps): the grader's own float code,
+ * to compare a step with.  0, or NB_EXIT_RUNTIME when out of memory. */
+int nb_t_float_leapfrog(nb_state *s, double eps, double dt, int steps);
 /* Temporary file path under $TMPDIR (static buffer per call slot 0..3). */
 const char *nb_t_tmpfile(int slot, const char *suffix);
 

@@ -437,7 +437,7 @@ static void t_statistics(void)
     CU_ASSERT_EQUAL(nb_ref_sample(5, 10, idx), 5);
     CU_ASSERT_EQUAL(nb_ref_sample(1000, 10, idx), 10);
     CU_ASSERT(idx[0] == 0 && idx[9] == 999);
-    nb_step_time t[3] = { { 2, 3, 100 }, { 1, 2, 100 }, { 4, 5, 100 } };
+    nb_step_time t[3] = { { 0.5, 2, 3, 100 }, { 0.5, 1, 2, 100 }, { 0.5, 4, 5, 100 } };
     nb_bench b;
     nb_bench_summarize(t, 3, &b);
     CU_ASSERT(b.force_med == 2 && b.force_min == 1 && b.step_med == 3 && b.step_min == 2);

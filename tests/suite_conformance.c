@@ -46,6 +46,8 @@
 #include "nb_grade.h"
 #include "nb_ic.h"
 #include "nb_io.h"
+#include "nb_remote.h"
+#include "nb_sandbox.h"
 #include "nb_testutil.h"
 #include "nb_verify.h"
 
@@ -435,11 +437,25 @@ static int64_t reported_interactions(void *ctx)
 }
 
 /* What --bench reads (nb_timer.h): every timed step has 0 < force_ms <=
- * step_ms, finite, and its interactions: N^2 for all-pairs steps (in 64
- * bits: 65537^2 does not fit in an int), for the tree code (theta 0.5)
- * 0 < count <= N^2 and what its report says.  The records are poisoned
- * (-1) first: a field never filled in fails. */
-static void timing_case(int64_t n, int steps, uint64_t seed)
+ * step_ms, finite, the force inside the step (0 <= force_start_ms,
+ * force_start_ms + force_ms <= step_ms), and its interactions: N^2 for
+ * all-pairs steps (in 64 bits: 65537^2 does not fit in an int), for the
+ * tree code (theta 0.5) 0 < count <= N^2 and what its report says.  The
+ * records are poisoned (-1) first: a field never filled in fails.
+ *
+ * Where the spans lie (CPU codes, whose timers the student places): the
+ * opening kick and drift come before the force computation and the closing
+ * kick after it, each a loop over the N bodies.  At N = 65537 such a loop
+ * takes ~10-100 us (2.4 MB of float3 moved; measured on step01, 2 cores:
+ * see the printed figures), while two timer reads in a row take ~20-50 ns.
+ * A force timer that also covers the kicks (force_start_ms ~ 0) or a step
+ * timer that stops before the closing kick (the rest ~ 0) falls below the
+ * bound, 2 us: the smallest of 2 steps is taken, since a preemption only
+ * lengthens a span.  The GPU codes time with events on their own stream
+ * (kit code), and the tuned build fuses the closing kick into its force
+ * kernel: for them only the order is checked. */
+#define SPAN_MIN_MS 0.002
+static void timing_case(int64_t n, int steps, uint64_t seed, int spans)
 {
     nb_state s;
     nb_options o = opts(n);
@@ -447,7 +463,7 @@ static void timing_case(int64_t n, int steps, uint64_t seed)
     nb_t_unequal_masses(&s, seed);
     nb_step_time t[4];
     CU_ASSERT_FATAL(steps <= 4);
-    for (int k = 0; k < 4; k++) { t[k].force_ms = t[k].step_ms = -1; t[k].interactions = -1; }
+    for (int k = 0; k < 4; k++) { t[k].force_start_ms = t[k].force_ms = t[k].step_ms = -1; t[k].interactions = -1; }
     void *ctx = NULL;
     int rc = S->init(&ctx, &s, &o);
     if (!rc) rc = S->advance(ctx, steps, t);
@@ -455,21 +471,35 @@ static void timing_case(int64_t n, int steps, uint64_t seed)
     nb_state_free(&s);
     NB_ASSERT_OK_FATAL("init/advance with times", rc);
     int64_t n2 = n * n, rep = S->tree ? reported_interactions(ctx) : -1;
+    double pre = INFINITY, post = INFINITY;
     for (int k = 0; k < steps; k++) {
         char what[120];
-        printf("       N=%lld step %d: force_ms %.4g, step_ms %.4g, interactions %lld\n", (long long)n,
-               k, t[k].force_ms, t[k].step_ms, (long long)t[k].interactions);
+        double rest = t[k].step_ms - t[k].force_start_ms - t[k].force_ms;
+        printf("       N=%lld step %d: force_start_ms %.4g, force_ms %.4g, step_ms %.4g (closing %.4g), "
+               "interactions %lld\n", (long long)n, k, t[k].force_start_ms, t[k].force_ms, t[k].step_ms, rest,
+               (long long)t[k].interactions);
         NB_ASSERT(t[k].force_ms > 0 && isfinite(t[k].force_ms),
                   "N=%lld step %d: force_ms: got %.3g, must be > 0 (never filled in?)", (long long)n, k,
                   t[k].force_ms);
         NB_ASSERT(t[k].force_ms <= t[k].step_ms && isfinite(t[k].step_ms),
                   "N=%lld step %d: force_ms %.3g must be <= step_ms %.3g (the whole step)", (long long)n,
                   k, t[k].force_ms, t[k].step_ms);
+        NB_ASSERT(t[k].force_start_ms >= 0 && rest >= -1e-9 * t[k].step_ms && isfinite(rest),
+                  "N=%lld step %d: the force (from %.3g ms, %.3g ms long) must lie inside the step "
+                  "(%.3g ms)", (long long)n, k, t[k].force_start_ms, t[k].force_ms, t[k].step_ms);
+        pre = fmin(pre, t[k].force_start_ms);
+        post = fmin(post, rest);
         snprintf(what, sizeof what, "N=%lld step %d: interactions", (long long)n, k);
         if (!S->tree) NB_ASSERT_EQ(what, t[k].interactions, n2);
         else NB_ASSERT(t[k].interactions > 0 && t[k].interactions <= n2,
                        "%s: got %lld, bounds [1, N^2 = %lld]", what, (long long)t[k].interactions,
                        (long long)n2);
+    }
+    if (spans) {
+        NB_ASSERT(pre >= SPAN_MIN_MS, "N=%lld: the opening kick and drift before the force timer: %.3g ms, "
+                  "bound >= %g ms (does the force timer cover the whole step?)", (long long)n, pre, SPAN_MIN_MS);
+        NB_ASSERT(post >= SPAN_MIN_MS, "N=%lld: the closing kick after the force timer: %.3g ms, bound >= %g ms "
+                  "(does the step timer stop before the closing kick?)", (long long)n, post, SPAN_MIN_MS);
     }
     if (S->tree) {
         printf("       N=%lld: the report says %lld interactions in the last step\n", (long long)n,
@@ -482,8 +512,63 @@ static void timing_case(int64_t n, int steps, uint64_t seed)
 
 static void t_timing_contract(void)
 {
-    timing_case(1001, 3, 51);
-    timing_case(65537, 1, 52);
+    timing_case(1001, 3, 51, 0);
+    timing_case(65537, 2, 52, S->probe == NULL);
+}
+
+/* ---- --threads: honoured, and no data race (CPU codes) ----
+ * The kernel's count of the worker's threads once its accelerations are
+ * computed (OpenMP keeps its pool): exactly T with --threads T, for T = 1
+ * and 3, with OMP_NUM_THREADS=2 in the environment (a code that ignores the
+ * option gets 2, or all the cores, or 1).  And the accelerations: each body
+ * is summed by one thread in a fixed order, so 1, 3 and 4 threads give the
+ * same bits (4 twice); a variable shared between the threads (a loop
+ * counter, an accumulator declared outside the parallel loop) races and
+ * does not.  N = 4099, unequal masses. */
+static int threads_run(const nb_state *s, int threads, float *a, int *seen)
+{
+    nb_options o = opts(s->n);
+    o.threads = threads;
+    void *ctx = NULL;
+    int64_t n = s->n;
+    int rc = S->init(&ctx, s, &o);
+    if (!rc) rc = S->accel(ctx, a, a + n, a + 2 * n);
+    *seen = rc ? -1 : nb_sandbox_threads(nb_remote_pid(ctx));
+    if (ctx) S->destroy(ctx);
+    return rc;
+}
+
+static void t_threads(void)
+{
+    nb_state s;
+    const int64_t n = 4099;
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", n, 61, &s) == 0);
+    nb_t_unequal_masses(&s, 61);
+    setenv("OMP_NUM_THREADS", "2", 1);
+    float *ref = malloc((size_t)n * 3 * sizeof *ref), *a = malloc((size_t)n * 3 * sizeof *a);
+    CU_ASSERT_FATAL(ref && a);
+    int seen = -1;
+    NB_ASSERT_OK_FATAL("--threads 1", threads_run(&s, 1, ref, &seen));
+    printf("       --threads 1: %d thread%s\n", seen, seen == 1 ? "" : "s");
+    NB_ASSERT_EQ("--threads 1 (OMP_NUM_THREADS=2): threads of the process", seen, 1);
+    const int runs[3] = { 3, 4, 4 };
+    for (int r = 0; r < 3; r++) {
+        NB_ASSERT_OK_FATAL("--threads T", threads_run(&s, runs[r], a, &seen));
+        int64_t differ = 0, first = -1;
+        for (int64_t i = 0; i < 3 * n; i++)
+            if (memcmp(&a[i], &ref[i], sizeof *a) && differ++ == 0) first = i;
+        printf("       --threads %d: %d threads, %lld of %lld components differ from --threads 1\n", runs[r],
+               seen, (long long)differ, (long long)(3 * n));
+        if (runs[r] == 3) NB_ASSERT_EQ("--threads 3 (OMP_NUM_THREADS=2): threads of the process", seen, 3);
+        NB_ASSERT(differ == 0, "--threads %d vs --threads 1: %lld of %lld acceleration components differ "
+                  "(body %lld: %.9g vs %.9g); each body's sum must not depend on the threads (a race?)", runs[r],
+                  (long long)differ, (long long)(3 * n), (long long)(first % n), first >= 0 ? a[first] : 0.0,
+                  first >= 0 ? ref[first] : 0.0);
+    }
+    unsetenv("OMP_NUM_THREADS");
+    free(ref);
+    free(a);
+    nb_state_free(&s);
 }
 
 /* ---- cli: runs without a device ---- */
@@ -747,7 +832,7 @@ static void t_fifo(void)
     char path[300];
     snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".fifo"));
     unlink(path);
-    CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0666), 0);
     fflush(stdout);
     pid_t w = fork();
     CU_ASSERT_FATAL(w >= 0);
@@ -864,7 +949,16 @@ static void add(const nb_step *step, const char *binary, const char *name, const
     reg[k].binary = binary;
     reg[k].flag = flag;
     reg[k].parse = parse;
-    nb_grade_suite_setup(name, conformance_tests, nb_grade_gpu_skip(step), setups[k]);
+    /* the CPU codes (--threads) also: the threads test */
+    static nb_test cpu_tests[sizeof conformance_tests / sizeof *conformance_tests + 1];
+    if (!cpu_tests[0].name) {
+        size_t m = 0;
+        for (; conformance_tests[m].name; m++) cpu_tests[m] = conformance_tests[m];
+        cpu_tests[m] = (nb_test){ "threads_honoured_and_bit_identical", t_threads, 3 };
+        cpu_tests[m + 1] = (nb_test)NB_TEST_END;
+    }
+    nb_grade_suite_setup(name, step->options & NB_OPT_THREADS ? cpu_tests : conformance_tests,
+                         nb_grade_gpu_skip(step), setups[k]);
     if (k == 0) nb_grade_suite_setup("cli", cli_tests, NULL, setups[0]);
 }
 

@@ -2,15 +2,16 @@
  * re-runs itself with --selftest-* to grade a fake set of suites in a
  * separate process, and checks that process's output:
  *  - a GPU suite without a device is SKIPPED with the reason, never counted
- *    as passed, and the runner says "not graded" instead of a score (the
- *    device probe runs in a child, never in the runner);
+ *    as passed: its points earn nothing and the score says they were NOT
+ *    GRADED (the device probe runs in a child, never in the runner);
  *  - a failing test fails the run;
  *  - a test that segfaults, calls exit(3) or hangs fails with that reason
  *    and the tests after it still run; a suite whose setup fails fails
  *    every test of it;
- * and it runs scripts/grade_table.sh on a synthetic results directory (a
- * runner without results shows every test of tests/manifest.tsv as failed),
- * and compares tests/manifest.tsv with the runners' --list. */
+ * and it runs scripts/grade_table.sh on a synthetic results directory
+ * (results that are missing, from another run or not whole count 0, with
+ * the reason), boxes a hostile program in the sandbox, and compares
+ * tests/manifest.tsv with the runners' --list. */
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "nb_grade.h"
+#include "nb_sandbox.h"
 #include "nb_testutil.h"
 
 #ifndef NB_TOP_DIR
@@ -116,18 +118,19 @@ static char out[1 << 16], err[1 << 13];
 static void t_skip_is_not_graded(void)
 {
     char *argv[] = { (char *)nb_harness_self, "--selftest-skip", NULL };
-    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
     EXPECT_RC(rc, 0);                            /* skipped suites do not fail the run */
     EXPECT_HAS(out, "SKIPPED (no usable CUDA device: CUDA driver version is insufficient");
     EXPECT_HAS(out, "selftest: 1 passed, 0 failed, 2 skipped");
-    EXPECT_HAS(out, "selftest: not graded (no usable CUDA device: CUDA driver version is insufficient "
-                    "for CUDA runtime version (fake)); 10 of 12 points in 2 skipped tests did not run");
-    EXPECT_LACKS(out, "score ");                 /* never a score such as 2/2 */
+    /* skipped points earn nothing and are said to be not graded: never 2/2 */
+    EXPECT_HAS(out, "selftest: score 2/12 points; NOT GRADED: 10 points in 2 skipped tests (no usable CUDA "
+                    "device: CUDA driver version is insufficient for CUDA runtime version (fake))");
+    EXPECT_LACKS(out, "score 2/2 ");
     EXPECT_LACKS(out, "inactive suite ran");
     EXPECT_LACKS(out, "the device probe ran in the runner process");
     /* NB_GRADE_REQUIRE_GPU=1: a runner that is not graded fails */
     setenv("NB_GRADE_REQUIRE_GPU", "1", 1);
-    rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
     unsetenv("NB_GRADE_REQUIRE_GPU");
     EXPECT_RC(rc, 1);
 }
@@ -135,7 +138,7 @@ static void t_skip_is_not_graded(void)
 static void t_failure_fails(void)
 {
     char *argv[] = { (char *)nb_harness_self, "--selftest-fail", NULL };
-    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
     EXPECT_RC(rc, 1);
     EXPECT_HAS(out, "selftest: 1 passed, 1 failed, 0 skipped");
     EXPECT_HAS(out, "FAIL   0/3   fake_bad/broken: CU_ASSERT_EQUAL(1 + 1,3)");
@@ -155,7 +158,7 @@ static void t_crash_exit_hang(void)
     setenv("ASAN_OPTIONS", asan, 1);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     unsetenv("NB_TEST_TIMEOUT");
     if (old_asan) setenv("ASAN_OPTIONS", saved, 1); else unsetenv("ASAN_OPTIONS");
@@ -197,49 +200,77 @@ static const char *row_of(const char *text, const char *name)
     return NULL;
 }
 
-static void t_grade_table_missing_runner(void)
+/* grade_table.sh on a synthetic results directory: alpha's results are
+ * whole and this run's; beta left none (not built); gamma has a SKIPPED GPU
+ * test; delta's results carry another run's secret, epsilon's lack a test,
+ * zeta's list one twice, eta's claim points for a failed test.  Every
+ * rejected runner scores 0 with its reason, and the three totals (console,
+ * summary.json, gradescope.json) agree. */
+#define NONCE "0123456789abcdef0123456789abcdef"
+static void t_grade_table(void)
 {
     const char *tmp = getenv("TMPDIR");
     char dir[400], cmd[1600], file[600];
     snprintf(dir, sizeof dir, "%s/nbgrade_table_%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
     mkdir(dir, 0700);
-    CU_ASSERT_FATAL(put(dir, ".expected", "alpha\nbeta\ngamma\n") == 0);
-    put(dir, "alpha.tsv", "alpha\ts\tok\tPASS\t2\t2\t\t\n"
+    CU_ASSERT_FATAL(put(dir, ".expected", "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\n") == 0);
+#define HEAD(r) "#nb-grade\t" r "\tnonce=" NONCE "\tsandbox=boxed\n"
+    put(dir, "alpha.tsv", HEAD("alpha") "alpha\ts\tok\tPASS\t2\t2\t\t\n"
                           "alpha\ts\tbad\tFAIL\t0\t3\tCU_ASSERT(x) (f.c:3)\t       x 2 (bound 1)\\n\n");
     put(dir, "alpha.json", "{\"runner\": \"alpha\", \"graded\": true, \"tests\": []}\n");
-    put(dir, "gamma.tsv", "gamma\tcli\thelp\tPASS\t1\t1\t\t\n"
+    put(dir, "gamma.tsv", HEAD("gamma") "gamma\tcli\thelp\tPASS\t1\t1\t\t\n"
                           "gamma\tgpu\tkernel\tSKIP\t0\t4\tSKIPPED (no usable CUDA device: fake)\t\n");
     put(dir, "gamma.json", "{\"runner\": \"gamma\", \"graded\": false, \"tests\": []}\n");
     put(dir, "beta.fail", "runner could not be built: see tests/results/beta.build.log\n");
+    put(dir, "delta.tsv", "#nb-grade\tdelta\tnonce=ffffffffffffffffffffffffffffffff\tsandbox=boxed\n"
+                          "delta\ts\tok\tPASS\t5\t5\t\t\n");
+    put(dir, "epsilon.tsv", HEAD("epsilon") "epsilon\ts\tone\tPASS\t1\t1\t\t\n");
+    put(dir, "zeta.tsv", HEAD("zeta") "zeta\ts\tone\tPASS\t1\t1\t\t\nzeta\ts\tone\tPASS\t1\t1\t\t\n");
+    put(dir, "eta.tsv", HEAD("eta") "eta\ts\tone\tFAIL\t1\t1\t\t\n");
     snprintf(file, sizeof file, "%s.manifest", dir);                 /* outside the results */
     FILE *mf = fopen(file, "w");
     CU_ASSERT_FATAL(mf != NULL);
     fputs("# runner\tsuite\ttest\tpoints\n"
           "alpha\ts\tok\t2\nalpha\ts\tbad\t3\n"
           "beta\tconformance\tone\t2\nbeta\tconformance\ttwo\t3\nbeta\tcli\tthree\t1\n"
-          "gamma\tcli\thelp\t1\ngamma\tgpu\tkernel\t4\n", mf);
+          "gamma\tcli\thelp\t1\ngamma\tgpu\tkernel\t4\n"
+          "delta\ts\tok\t5\nepsilon\ts\tone\t1\nepsilon\ts\ttwo\t1\nzeta\ts\tone\t1\nzeta\ts\ttwo\t1\n"
+          "eta\ts\tone\t1\n", mf);
     fclose(mf);
+    setenv("NB_GRADE_NONCE", NONCE, 1);
     char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade_table.sh", dir, file, NULL };
-    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_GRADE_NONCE");
     EXPECT_RC(rc, 1);                            /* tests failed */
     if (err[0]) printf("       stderr: %s\n", err);
-    /* the notice comes before the table */
-    const char *notice = strstr(out, "check-all: beta: runner could not be built: see tests/results/beta.build.log");
+    /* the notices come before the table, each with its reason and the score 0 */
+    const char *notice = strstr(out, "check-all: beta: runner could not be built: see tests/results/beta.build.log: "
+                                     "beta scored 0/6 points");
     const char *table = strstr(out, "== grade ==");
     if (!notice || !table || notice > table) printf("       notice at %p, table at %p:\n%s\n", (void *)notice, (void *)table, out);
     CU_ASSERT(notice && table && notice < table);
+    EXPECT_HAS(out, "check-all: delta: results rejected: not from this run (its secret differs): delta scored 0/5");
+    EXPECT_HAS(out, "check-all: epsilon: results rejected: a test missing: s/two: epsilon scored 0/2");
+    EXPECT_HAS(out, "check-all: zeta: results rejected: a test twice: s/one: zeta scored 0/2");
+    EXPECT_HAS(out, "check-all: eta: results rejected: points for a FAIL: s/one: eta scored 0/1");
+    EXPECT_LACKS(out, "check-all: alpha:");
+    EXPECT_LACKS(out, "check-all: gamma:");
     /* beta: every manifest test failed, 6 possible points */
     const char *beta = row_of(table ? table : out, "beta");
-    int p = -1, f = -1, s = -1, e = -1, pos = -1;
-    if (beta) sscanf(beta, "beta %d %d %d %d/%d", &p, &f, &s, &e, &pos);
-    if (p != 0 || f != 3 || s != 0 || e != 0 || pos != 6)
-        printf("       beta row: passed %d failed %d skipped %d points %d/%d (expected 0 3 0 0/6)\n", p, f, s, e, pos);
-    CU_ASSERT(p == 0 && f == 3 && s == 0 && e == 0 && pos == 6);
+    int p = -1, f = -1, sk = -1, e = -1, pos = -1;
+    if (beta) sscanf(beta, "beta %d %d %d %d/%d", &p, &f, &sk, &e, &pos);
+    if (p != 0 || f != 3 || sk != 0 || e != 0 || pos != 6)
+        printf("       beta row: passed %d failed %d skipped %d points %d/%d (expected 0 3 0 0/6)\n", p, f, sk, e, pos);
+    CU_ASSERT(p == 0 && f == 3 && sk == 0 && e == 0 && pos == 6);
+    /* gamma: its graded point counts, its GPU points are not graded (and earn nothing) */
     const char *gamma = row_of(table ? table : out, "gamma");
-    EXPECT_HAS(gamma ? gamma : "", "not graded (no usable CUDA device: fake)");
-    EXPECT_HAS(out, "5 points of 1 runner not graded");
-    /* the closing line is the last line and counts beta's tests */
-    const char *closing = "check-all: 2 passed, 4 failed, 1 skipped\n";
+    EXPECT_HAS(gamma ? gamma : "", " 1/5 ");
+    EXPECT_HAS(gamma ? gamma : "", "NOT GRADED: 4 points (no usable CUDA device: fake)\n");
+    const char *total = row_of(table ? table : out, "total");
+    EXPECT_HAS(total ? total : "", " 3/26 ");
+    EXPECT_HAS(total ? total : "", "(NOT GRADED: 4 points of 1 runner: no usable GPU)\n");
+    /* the closing line is the last line and counts every runner's tests */
+    const char *closing = "check-all: 2 passed, 10 failed, 1 skipped\n";
     size_t lo = strlen(out), lc = strlen(closing);
     int last = lo >= lc && !strcmp(out + lo - lc, closing);
     if (!last) printf("       expected the last line \"%.*s\"; the output:\n%s\n", (int)lc - 1, closing, out);
@@ -251,25 +282,75 @@ static void t_grade_table_missing_runner(void)
     EXPECT_HAS(text, "beta\tconformance\ttwo\tFAIL\t0\t3\trunner could not be built");
     snprintf(file, sizeof file, "%s/summary.json", dir);
     nb_t_slurp(file, text, sizeof text);
+    EXPECT_HAS(text, "{\"score\": 3, \"max_score\": 26, \"not_graded_points\": 4,");
     EXPECT_HAS(text, "\"runner\": \"beta\"");
+    EXPECT_HAS(text, "\"runner_error\": \"results rejected: not from this run (its secret differs)\"");
     snprintf(file, sizeof file, "%s/gradescope.json", dir);
     nb_t_slurp(file, text, sizeof text);
     EXPECT_HAS(text, "\"name\": \"beta/conformance/two\"");
     EXPECT_HAS(text, "\"status\": \"failed\"");
     EXPECT_HAS(text, "not graded: no usable CUDA device: fake");
     EXPECT_HAS(text, "\"score\": 3,");           /* alpha 2 + gamma's cli 1 */
+    EXPECT_HAS(text, "3 of 26 points");
     /* both JSON files parse (where python3 is there) */
     snprintf(cmd, sizeof cmd,
              "command -v python3 >/dev/null 2>&1 || exit 0; "
              "python3 -m json.tool '%s/summary.json' >/dev/null && python3 -m json.tool '%s/gradescope.json' >/dev/null",
              dir, dir);
     char *sh[] = { "/bin/sh", "-c", cmd, NULL };
-    rc = nb_t_run(sh, out, sizeof out, err, sizeof err, 60);
+    rc = nb_t_run_kit(sh, out, sizeof out, err, sizeof err, 60);
     if (rc) printf("       python3 -m json.tool: exit %d: %s\n", rc, err);
     CU_ASSERT_EQUAL(rc, 0);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.manifest'", dir, dir);
     char *rm[] = { "/bin/sh", "-c", cmd, NULL };
-    nb_t_run(rm, NULL, 0, NULL, 0, 60);
+    nb_t_run_kit(rm, NULL, 0, NULL, 0, 60);
+}
+
+/* A hostile program in the sandbox (nb_sandbox.h), as a student's code
+ * would be: it tries to write into the tree and into tests/results, to read
+ * the results, to kill the grader (whose pid it is given), to find the
+ * grader's processes and descriptors in /proc, to use descriptors it was
+ * not given, and leaves a setsid() child that would write a file a second
+ * later.  None of it may work: the program sees a read-only tree, an empty
+ * results directory, a /proc of its own box (pid 2, its init pid 1), the
+ * grader alive, and its child dies with it. */
+static void t_sandbox(void)
+{
+    char script[2000], marker[600], tree_file[600];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(marker, sizeof marker, "%s/late_marker", tmp && *tmp ? tmp : "/tmp");
+    snprintf(tree_file, sizeof tree_file, "%s/tests/results/forged.tsv", NB_TOP_DIR);
+    snprintf(script, sizeof script,
+             "echo pid $$; "
+             "touch '%s/tests/forged' 2>/dev/null && echo WROTE-TREE; "
+             "mkdir -p '%s/tests/results' 2>/dev/null; echo forged > '%s' 2>/dev/null && echo WROTE-RESULTS; "
+             "ls -A '%s/tests/results' | grep -q . && echo SEES-RESULTS; "
+             "kill -9 %d 2>/dev/null && echo KILLED-GRADER; kill -9 -1 2>/dev/null; "
+             "ls /proc | grep -E '^[0-9]+$' | tr '\\n' ' '; echo; "
+             "for fd in 5 6 7 8 9 10; do (true >&$fd) 2>/dev/null && echo FD-$fd-OPEN; done; "
+             "(setsid sh -c 'sleep 1; echo late > %s' &) ; "
+             "echo uid $(id -u); exit 0",
+             NB_TOP_DIR, NB_TOP_DIR, tree_file, NB_TOP_DIR, (int)getpid(), marker);
+    char *argv[] = { "/bin/sh", "-c", script, NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
+    printf("       sandbox: %s\n       the program said: %s", nb_sandbox_mode(), out);
+    EXPECT_RC(rc, 0);
+    if (nb_sandbox_degraded()) {
+        printf("       (the sandbox is degraded here: only the grader's own defences are checked)\n");
+        return;
+    }
+    EXPECT_HAS(out, "pid 2\n");                  /* its own PID namespace */
+    EXPECT_LACKS(out, "WROTE-TREE");
+    EXPECT_LACKS(out, "WROTE-RESULTS");
+    EXPECT_LACKS(out, "SEES-RESULTS");
+    EXPECT_LACKS(out, "KILLED-GRADER");
+    EXPECT_LACKS(out, "FD-");
+    if (geteuid() == 0) EXPECT_LACKS(out, "uid 0\n");
+    CU_ASSERT(access(tree_file, F_OK) != 0);
+    struct timespec ts = { 1, 500000000 };
+    nanosleep(&ts, NULL);
+    CU_ASSERT(access(marker, F_OK) != 0);        /* the setsid() child died with the box */
+    if (access(marker, F_OK) == 0) printf("       the program's setsid() child outlived it\n");
 }
 
 /* tests/manifest.tsv lists every test of every runner; compare it with
@@ -292,7 +373,7 @@ static void t_manifest(void)
         char bin[700];
         snprintf(bin, sizeof bin, "%s/run_%s", dir, name);
         char *argv[] = { bin, "--list", NULL };
-        int rc = nb_t_run(argv, listed, sizeof listed, err, sizeof err, 120);
+        int rc = nb_t_run_kit(argv, listed, sizeof listed, err, sizeof err, 120);
         if (rc) printf("       %s --list: exit %d (expected 0): %s\n", bin, rc, err);
         CU_ASSERT_EQUAL(rc, 0);
         if (rc) continue;
@@ -327,7 +408,8 @@ static const nb_test harness_tests[] = {
     { "gpu_suite_without_device_is_not_graded", t_skip_is_not_graded, 2 },
     { "failing_test_fails_the_run", t_failure_fails, 2 },
     { "crash_exit_hang_fail_only_their_test", t_crash_exit_hang, 2 },
-    { "grade_table_runner_without_results", t_grade_table_missing_runner, 2 },
+    { "grade_table_rejects_missing_foreign_and_partial_results", t_grade_table, 2 },
+    { "sandbox_contains_a_hostile_program", t_sandbox, 2 },
     { "manifest_matches_runners_list", t_manifest, 1 },
     NB_TEST_END
 };

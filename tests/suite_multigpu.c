@@ -23,8 +23,35 @@
 #include "nb_ic.h"
 #include "nb_testutil.h"
 #include "nb_verify.h"
-#include "../step05_barneshut/bh_gpu.h"   /* tests/Makefile adds no -I for suites */
-#include "../step06_multigpu/mg.h"
+#include "nb_remote.h"
+
+static const nb_step *S6, *S5;           /* step06's table and step05's GPU table (workers) */
+
+/* A number the worker reports through an extension (NULL ctx: a worker of
+ * its own, on one body). */
+static int64_t worker_number(void *ctx, const char *ext, int k)
+{
+    nb_state one;
+    void *own = NULL;
+    int64_t v = -1;
+    if (!ctx) {
+        nb_options o;
+        nb_options_default(&o);
+        if (nb_ic_generate("plummer", 1, 1, &one)) return -1;
+        if (S6->init(&own, &one, &o) == 0) ctx = own;
+        nb_state_free(&one);
+    }
+    nb_wbuf b = { 0 };
+    if (ctx && nb_remote_ext(ctx, ext, NULL, &b) == 0) {
+        for (int q = 0; q <= k; q++) v = nb_wget_i64(&b);
+        if (b.bad) v = -1;
+    }
+    nb_wbuf_free(&b);
+    if (own) S6->destroy(own);
+    return v;
+}
+
+static int device_count(void) { return (int)worker_number(NULL, "device_count", 0); }
 
 #ifndef STEP06_BINARY
 #define STEP06_BINARY "../step06_multigpu/nbody"
@@ -60,16 +87,16 @@ static void against_step05(int gpus)
     o.gpus = gpus;
     CU_ASSERT_EQUAL_FATAL(nb_state_copy(&a, &s), 0);
     CU_ASSERT_EQUAL_FATAL(nb_state_copy(&b, &s), 0);
-    CU_ASSERT_EQUAL_FATAL(nb_t_step_run(&nb_step05_gpu, &a, &o, 5), 0);
-    CU_ASSERT_EQUAL_FATAL(nb_t_step_run(&nb_step06_multigpu, &b, &o, 5), 0);
+    CU_ASSERT_EQUAL_FATAL(nb_t_step_run(S5, &a, &o, 5), 0);
+    CU_ASSERT_EQUAL_FATAL(nb_t_step_run(S6, &b, &o, 5), 0);
     int64_t d = first_diff(&a, &b);
     if (d >= 0)
         printf("       body %lld differs after 5 steps: step05 x %.9g v %.9g, step06 x %.9g v %.9g\n",
                (long long)d, a.x[d], a.vx[d], b.x[d], b.vx[d]);
     CU_ASSERT(d < 0);
     float *a5[3], *a6[3];
-    CU_ASSERT_EQUAL_FATAL(nb_t_step_accel(&nb_step05_gpu, &a, &o, &a5[0], &a5[1], &a5[2]), 0);
-    CU_ASSERT_EQUAL_FATAL(nb_t_step_accel(&nb_step06_multigpu, &a, &o, &a6[0], &a6[1], &a6[2]), 0);
+    CU_ASSERT_EQUAL_FATAL(nb_t_step_accel(S5, &a, &o, &a5[0], &a5[1], &a5[2]), 0);
+    CU_ASSERT_EQUAL_FATAL(nb_t_step_accel(S6, &a, &o, &a6[0], &a6[1], &a6[2]), 0);
     int same = 1;
     for (int c = 0; c < 3; c++) same &= same_bits(a5[c], a6[c], n);
     if (!same) printf("       the accelerations of the same state differ\n");
@@ -81,7 +108,8 @@ static void against_step05(int gpus)
 static void t_p1_equals_step05(void) { against_step05(1); }
 static void t_pall_equals_step05(void)
 {
-    printf("       %d GPU%s here\n", mg_device_count(), mg_device_count() == 1 ? "" : "s");
+    int count = device_count();
+    printf("       %d GPU%s here\n", count, count == 1 ? "" : "s");
     against_step05(0);
 }
 
@@ -96,17 +124,16 @@ static void t_theta0_direct_sum(void)
     o.theta = 0;
     o.poison = 1;                   /* an acceleration nobody wrote stays NaN */
     void *ctx = NULL;
-    int rc = nb_step06_multigpu.init(&ctx, &s, &o);
+    int rc = S6->init(&ctx, &s, &o);
     if (rc) printf("       init: %s\n", nb_errmsg());
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     float *a = malloc((size_t)n * 3 * sizeof *a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-    CU_ASSERT_EQUAL(nb_step06_multigpu.accel(ctx, a, a + n, a + 2 * n), 0);
-    int64_t bb = -1, bc = -1;
-    CU_ASSERT_EQUAL(mg_interactions(ctx, &bb, &bc), 0);
+    CU_ASSERT_EQUAL(S6->accel(ctx, a, a + n, a + 2 * n), 0);
+    int64_t bb = worker_number(ctx, "interactions", 0), bc = worker_number(ctx, "interactions", 1);
+    int gpus = (int)worker_number(ctx, "interactions", 2);
     printf("       %d GPU%s: %lld body-body, %lld body-cell interactions (N^2 = %lld)\n",
-           mg_gpus(ctx), mg_gpus(ctx) == 1 ? "" : "s", (long long)bb, (long long)bc,
-           (long long)(n * n));
+           gpus, gpus == 1 ? "" : "s", (long long)bb, (long long)bc, (long long)(n * n));
     CU_ASSERT_EQUAL(bb, n * n);
     CU_ASSERT_EQUAL(bc, 0);
     nb_errstats e;
@@ -115,13 +142,13 @@ static void t_theta0_direct_sum(void)
     printf("       errors: median %.3g, max %.3g (%s)\n", e.median, e.max, tol.why);
     CU_ASSERT(nb_within_tolerance(&e, &tol));
     free(a);
-    nb_step06_multigpu.destroy(ctx);
+    S6->destroy(ctx);
     nb_state_free(&s);
 }
 
 static void t_too_many_gpus(void)
 {
-    int count = mg_device_count();
+    int count = device_count();
     char want[32], must[64];
     snprintf(want, sizeof want, "%d", count + 1);
     snprintf(must, sizeof must, "only %d GPU", count);
@@ -135,16 +162,25 @@ static void t_too_many_gpus(void)
 
 static void t_nvls_off(void)
 {
-    unsetenv("NCCL_NVLS_ENABLE");
+    /* the step's probe sets it (in its worker) ... */
+    nb_state one;
     nb_options o;
     nb_options_default(&o);
-    o.n = 1000;
-    CU_ASSERT_EQUAL(nb_step06_multigpu.probe(&o), 0);
-    const char *v = getenv("NCCL_NVLS_ENABLE");
-    CU_ASSERT(v && !strcmp(v, "0"));
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 1, 1, &one), 0);
+    void *ctx = NULL;
+    int rc = S6->init(&ctx, &one, &o);
+    nb_wbuf b = { 0 };
+    if (!rc) rc = nb_remote_ext(ctx, "nvls", NULL, &b);
+    const char *v = rc ? "" : nb_wget_str(&b);
+    NB_ASSERT(rc == 0 && !b.bad && !strcmp(v, "0"), "NCCL_NVLS_ENABLE after the step's probe: '%s' "
+              "(exit code %d), expected '0'", v, rc);
+    nb_wbuf_free(&b);
+    if (ctx) S6->destroy(ctx);
+    nb_state_free(&one);
+    /* ... and the program reports it */
     unsetenv("NCCL_NVLS_ENABLE");               /* the program run inherits it unset */
     char *argv[] = { STEP06_BINARY, "-n", "2000", "-s", "2", "--bench", NULL };
-    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
+    rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
     if (rc || !strstr(out, "NCCL_NVLS_ENABLE=0")) printf("       exit %d: %s%s", rc, out, err);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "NCCL_NVLS_ENABLE=0"));
@@ -152,7 +188,7 @@ static void t_nvls_off(void)
 
 static void t_failing_gpu(void)
 {
-    int count = mg_device_count();
+    int count = device_count();
     char fail[16], must[32];
     snprintf(fail, sizeof fail, "%d", count - 1);
     snprintf(must, sizeof must, "GPU %d:", count - 1);
@@ -169,8 +205,10 @@ static void t_failing_gpu(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "fake failure"));
 }
 
-void nb_multigpu_register(void)
+void nb_multigpu_register(const nb_step *step06, const nb_step *step05)
 {
+    S6 = step06;
+    S5 = step05;
     static const nb_test tests[] = {
         { "P = 1 equals step05 body for body (bit-identical, 5 steps)", t_p1_equals_step05, 3 },
         { "P = all GPUs equals step05 body for body (bit-identical, 5 steps)",
@@ -181,5 +219,5 @@ void nb_multigpu_register(void)
         { "a failing GPU: exit 3 naming it, no hang", t_failing_gpu, 1 },
         NB_TEST_END
     };
-    nb_grade_suite("step06 multigpu", tests, nb_grade_gpu_skip(&nb_step06_multigpu));
+    nb_grade_suite("step06 multigpu", tests, nb_grade_gpu_skip(S6));
 }

@@ -1,8 +1,9 @@
 /* suite_tree.c -- step05_barneshut: the octree's own tests, on the CPU tree
  * code (nb_step05_cpu, --cpu) and on the GPU one (nb_step05_gpu).
  *
- * Each case builds a tree (init), checks its invariants through the code's
- * tree accessor (bh_cpu_tree(), bh_gpu_tree()) and bh_tree_check() (every
+ * Each case builds a tree (init), checks its invariants on the tree the
+ * code reports (its worker's "tree" request: bh_cpu_tree(), bh_gpu_tree())
+ * with the grader's nb_tree_check() (tests/nb_tree.c: every
  * body in exactly one leaf and inside it; cell mass, centre of mass and
  * count equal those of the bodies below; children inside their parent),
  * then checks the accelerations against the double direct sum with the
@@ -22,25 +23,36 @@
 #include "nb_verify.h"
 #include "nb_ic.h"
 #include "nb_io.h"
-#include "../step05_barneshut/bh_cpu.h"   /* tests/Makefile adds no -I for suites */
-#include "../step05_barneshut/bh_gpu.h"
-#include "../step05_barneshut/bh_cpu_vote.h"
+#include "nb_remote.h"
+#include "nb_tree.h"
 
-/* Invariants: float sums over <= BH_MAXDEPTH levels of <= 8 terms (and leaf
+/* Invariants: float sums over <= NB_TREE_MAXDEPTH levels of <= 8 terms (and leaf
  * lists of up to ~1000 bodies): a relative 1e-4 is ~1000 float roundings. */
 #define TREE_TOL 1e-4
 
-/* One of the two codes under test: its table and its accessors. */
+/* One of the two codes under test: its table (nb_tree_register). */
 typedef struct code {
     const char *label;              /* "cpu", "gpu" */
     const nb_step *step;
-    int (*tree)(void *ctx, bh_tree *t);
-    int (*interactions)(void *ctx, int64_t *body_body, int64_t *body_cell);
     int poison;                     /* GPU: outputs are NaN until the force kernel writes them */
 } code;
 
-static const code CPU = { "cpu", &nb_step05_cpu, bh_cpu_tree, bh_cpu_interactions, 0 };
-static const code GPU = { "gpu", &nb_step05_gpu, bh_gpu_tree, bh_gpu_interactions, 1 };
+static code CPU = { "cpu", NULL, 0 };
+static code GPU = { "gpu", NULL, 1 };
+
+/* The interaction counts of the last force computation of a context. */
+static int interactions(void *ctx, int64_t *bb, int64_t *bc)
+{
+    nb_wbuf b = { 0 };
+    int rc = nb_remote_ext(ctx, "interactions", NULL, &b);
+    if (!rc) {
+        *bb = nb_wget_i64(&b);
+        *bc = nb_wget_i64(&b);
+        if (b.bad) rc = nb_fail(NB_EXIT_RUNTIME, "the step's interaction counts: a malformed reply");
+    }
+    nb_wbuf_free(&b);
+    return rc;
+}
 
 static void opts(nb_options *o, const code *c, double theta)
 {
@@ -64,15 +76,15 @@ static void check_case(const char *what, const nb_state *s, const code *c, doubl
         if (ctx) c->step->destroy(ctx);
         return;
     }
-    bh_tree t;
+    nb_tree t;
     char why[200];
-    rc = c->tree(ctx, &t);
+    rc = nb_tree_fetch(ctx, &t);
     CU_ASSERT_EQUAL(rc, 0);
     if (!rc) {
-        int ok = bh_tree_check(&t, s, TREE_TOL, why, sizeof why) == 0;
+        int ok = nb_tree_check(&t, s, TREE_TOL, why, sizeof why) == 0;
         if (!ok) printf("\n    %s (%s): tree invariant violated: %s\n", what, c->label, why);
         CU_ASSERT(ok);
-        bh_tree_free(&t);
+        nb_tree_free(&t);
     }
     int64_t n = s->n;
     float *a = malloc((size_t)n * 3 * sizeof *a);
@@ -92,7 +104,7 @@ static void check_case(const char *what, const nb_state *s, const code *c, doubl
                what, c->label, theta, st.median, st.p99, st.max, (long long)bad, tol.why);
     CU_ASSERT(pass);
     int64_t b1 = 0, c1 = 0;
-    CU_ASSERT_EQUAL(c->interactions(ctx, &b1, &c1), 0);
+    CU_ASSERT_EQUAL(interactions(ctx, &b1, &c1), 0);
     if (bb) *bb = b1;
     if (bc) *bc = c1;
     free(a);
@@ -184,7 +196,7 @@ static void tree_boundaries(const code *c)
 {
     const float L = 1.0f;
     float cx, cy, cz, H;
-    bh_root(-L, -L, -L, L, L, L, &cx, &cy, &cz, &H);
+    nb_tree_root(-L, -L, -L, L, L, L, &cx, &cy, &cz, &H);
     int64_t n = 2 + 15 * 15 * 15;
     nb_state s;
     CU_ASSERT_EQUAL_FATAL(nb_state_alloc(&s, n), 0);
@@ -233,13 +245,13 @@ static void tree_escapers(const code *c)
         bad += !isfinite(s.x[i]) || !isfinite(s.y[i]) || !isfinite(s.z[i]) || !isfinite(s.vx[i]);
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT(fabsf(s.z[4098]) > 3e7f);
-    bh_tree t;
+    nb_tree t;
     char why[200];
-    CU_ASSERT_EQUAL_FATAL(c->tree(ctx, &t), 0);
-    int ok = bh_tree_check(&t, &s, TREE_TOL, why, sizeof why) == 0;
+    CU_ASSERT_EQUAL_FATAL(nb_tree_fetch(ctx, &t), 0);
+    int ok = nb_tree_check(&t, &s, TREE_TOL, why, sizeof why) == 0;
     if (!ok) printf("\n    escapers: %s\n", why);
     CU_ASSERT(ok);
-    bh_tree_free(&t);
+    nb_tree_free(&t);
     c->step->destroy(ctx);
     check_case("escapers", &s, c, 0.5, NULL, NULL);
     nb_state_free(&s);
@@ -272,7 +284,7 @@ static void tree_far_body(const code *c)
     rc = c->step->init(&ctx, &s, &o);
     if (!rc) rc = c->step->accel(ctx, a[0], a[1], a[2]);
     int64_t bb = -1, bc = -1;
-    if (!rc) rc = c->interactions(ctx, &bb, &bc);
+    if (!rc) rc = interactions(ctx, &bb, &bc);
     if (ctx) c->step->destroy(ctx);
     if (rc) printf("\n    far body (%s): %s\n", c->label, nb_errmsg());
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -339,7 +351,7 @@ static int cpu_run(const nb_state *s, double theta, int threads, float *a, int64
     int64_t n = s->n;
     int rc = CPU.step->init(&ctx, s, &o);
     if (!rc) rc = CPU.step->accel(ctx, a, a + n, a + 2 * n);
-    if (!rc) rc = bh_cpu_interactions(ctx, bb, bc);
+    if (!rc) rc = interactions(ctx, bb, bc);
     if (rc) printf("\n    --threads %d: %s\n", threads, nb_errmsg());
     if (ctx) CPU.step->destroy(ctx);
     return rc;
@@ -425,63 +437,145 @@ static void t_cpu_threads_option(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "--cpu"));
 }
 
-/* The walk's vote (bh_cpu_vote.h): where the compiler targets AVX-512, the
- * mask-compare form must answer as the loop over the 32 lanes does, bit for
- * bit, or the CPU walk would no longer evaluate the GPU's interactions.
- * Random groups and cells, with open2 set exactly at a lane's squared
- * distance, the group's smallest, one float above or below, infinity, 0 and
- * NaN; lanes at NaN, at infinity, and 1e20 away (d2 overflows to inf). */
+/* The walk's vote (step05's bh_cpu_vote.h): a group of 32 bodies takes a
+ * cell as one source only if every lane finds it far, bh_far(): d^2 >=
+ * open2 and d^2 < inf, with d^2 = dx*dx + dy*dy + dz*dz in float (no FMA).
+ * The worker answers random cases with both of its forms (the loop over the
+ * lanes, and where built for AVX-512 the mask compares); both must equal the
+ * grader's own evaluation of that definition, bit for bit, or the CPU walk
+ * would no longer evaluate the GPU's interactions.  open2 is set exactly at
+ * a lane's squared distance, the group's smallest, one float above or
+ * below, infinity, 0 and NaN; lanes at NaN, at infinity, and 1e20 away
+ * (d2 overflows to inf). */
+#define VOTE_LANES 32
+static int vote_reference(const float *x, const float *y, const float *z, const float m[4])
+{
+    int far = 1;
+    for (int j = 0; j < VOTE_LANES; j++) {
+        float dx = m[0] - x[j], dy = m[1] - y[j], dz = m[2] - z[j];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        far &= (d2 >= m[3]) & (d2 < INFINITY);
+    }
+    return far;
+}
+
 static void t_cpu_vote_forms(void)
 {
-#if defined(__AVX512F__)
-    _Alignas(64) float x[BH_GROUP], y[BH_GROUP], z[BH_GROUP];
+    enum { ITERS = 4000, PER = 10 };
+    static float x[ITERS * PER][VOTE_LANES], y[ITERS * PER][VOTE_LANES], z[ITERS * PER][VOTE_LANES];
+    static float m[ITERS * PER][4];
+    static int want[ITERS * PER], loop[ITERS * PER], wide[ITERS * PER];
     nb_rng r;
     nb_rng_seed(&r, 2024);
-    int64_t cases = 0, far = 0, differ = 0;
-    for (int it = 0; it < 20000; it++) {
+    int64_t cases = 0;
+    for (int it = 0; it < ITERS; it++) {
+        float px[VOTE_LANES], py[VOTE_LANES], pz[VOTE_LANES];
         float spread = (float)pow(10.0, -6.0 * nb_rng_uniform(&r));   /* 1e-6 ... 1 */
         float cx = (float)(2 * nb_rng_uniform(&r) - 1), cy = (float)(2 * nb_rng_uniform(&r) - 1);
         float cz = (float)(2 * nb_rng_uniform(&r) - 1);
-        for (int j = 0; j < BH_GROUP; j++) {
-            x[j] = cx + spread * (float)(2 * nb_rng_uniform(&r) - 1);
-            y[j] = cy + spread * (float)(2 * nb_rng_uniform(&r) - 1);
-            z[j] = cz + spread * (float)(2 * nb_rng_uniform(&r) - 1);
+        for (int j = 0; j < VOTE_LANES; j++) {
+            px[j] = cx + spread * (float)(2 * nb_rng_uniform(&r) - 1);
+            py[j] = cy + spread * (float)(2 * nb_rng_uniform(&r) - 1);
+            pz[j] = cz + spread * (float)(2 * nb_rng_uniform(&r) - 1);
         }
-        int odd = (int)(nb_rng_next(&r) % 8), lane = (int)(nb_rng_next(&r) % BH_GROUP);
-        if (odd == 1) x[lane] = NAN;
-        if (odd == 2) y[lane] = INFINITY;
-        if (odd == 3) z[lane] = -1e20f;
+        int odd = (int)(nb_rng_next(&r) % 8), lane = (int)(nb_rng_next(&r) % VOTE_LANES);
+        if (odd == 1) px[lane] = NAN;
+        if (odd == 2) py[lane] = INFINITY;
+        if (odd == 3) pz[lane] = -1e20f;
         float d = (float)(4 * nb_rng_uniform(&r)) * (nb_rng_uniform(&r) < 0.5 ? spread : 1.0f);
         float mx = cx + d * (float)(2 * nb_rng_uniform(&r) - 1);
         float my = cy + d * (float)(2 * nb_rng_uniform(&r) - 1);
         float mz = cz + d * (float)(2 * nb_rng_uniform(&r) - 1);
-        float d2[BH_GROUP], lo = INFINITY;
-        for (int j = 0; j < BH_GROUP; j++) {
-            float dx = mx - x[j], dy = my - y[j], dz = mz - z[j];
+        float d2[VOTE_LANES], lo = INFINITY;
+        for (int j = 0; j < VOTE_LANES; j++) {
+            float dx = mx - px[j], dy = my - py[j], dz = mz - pz[j];
             d2[j] = dx * dx + dy * dy + dz * dz;
             lo = d2[j] < lo ? d2[j] : lo;
         }
-        float pick = d2[nb_rng_next(&r) % BH_GROUP];
-        const float open2[] = { pick, nextafterf(pick, 0), nextafterf(pick, INFINITY), lo,
-                                nextafterf(lo, 0), nextafterf(lo, INFINITY),
-                                (float)nb_rng_uniform(&r), INFINITY, 0.0f, NAN };
-        for (size_t k = 0; k < sizeof open2 / sizeof *open2; k++) {
-            int a = bh_vote_loop(x, y, z, mx, my, mz, open2[k]);
-            int b = bh_vote_avx512(x, y, z, mx, my, mz, open2[k]);
-            if (a != b && differ++ == 0)
-                printf("\n    vote: loop %d, avx512 %d (case %d, open2 %.9g)\n", a, b, it,
-                       (double)open2[k]);
-            cases++;
-            far += a;
+        float pick = d2[nb_rng_next(&r) % VOTE_LANES];
+        const float open2[PER] = { pick, nextafterf(pick, 0), nextafterf(pick, INFINITY), lo,
+                                   nextafterf(lo, 0), nextafterf(lo, INFINITY),
+                                   (float)nb_rng_uniform(&r), INFINITY, 0.0f, NAN };
+        for (int k = 0; k < PER; k++, cases++) {
+            memcpy(x[cases], px, sizeof px);
+            memcpy(y[cases], py, sizeof py);
+            memcpy(z[cases], pz, sizeof pz);
+            m[cases][0] = mx; m[cases][1] = my; m[cases][2] = mz; m[cases][3] = open2[k];
+            want[cases] = vote_reference(px, py, pz, m[cases]);
         }
     }
-    NB_ASSERT(differ == 0, "the AVX-512 vote differs from the loop in %lld of %lld cases",
-              (long long)differ, (long long)cases);
+    /* a worker of the CPU code, on one body, answers the cases */
+    nb_state s;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 1, 1, &s), 0);
+    nb_options o;
+    opts(&o, &CPU, 0.5);
+    void *ctx = NULL;
+    int rc = CPU.step->init(&ctx, &s, &o);
+    nb_wbuf a = { 0 }, b = { 0 };
+    nb_wput_i64(&a, cases);
+    for (int64_t c = 0; c < cases; c++) {
+        nb_wput_floats(&a, x[c], VOTE_LANES);
+        nb_wput_floats(&a, y[c], VOTE_LANES);
+        nb_wput_floats(&a, z[c], VOTE_LANES);
+        nb_wput_floats(&a, m[c], 4);
+    }
+    if (!rc) rc = nb_remote_ext(ctx, "vote", &a, &b);
+    int64_t avx512 = 0;
+    if (!rc) {
+        avx512 = nb_wget_i64(&b);
+        nb_wget_ints(&b, loop, cases);
+        nb_wget_ints(&b, wide, cases);
+        if (b.bad) rc = nb_fail(NB_EXIT_RUNTIME, "vote: a malformed reply");
+    }
+    nb_wbuf_free(&a);
+    nb_wbuf_free(&b);
+    if (ctx) CPU.step->destroy(ctx);
+    nb_state_free(&s);
+    NB_ASSERT_OK_FATAL("the worker's vote", rc);
+    int64_t far = 0, bad_loop = 0, bad_wide = 0;
+    for (int64_t c = 0; c < cases; c++) {
+        far += want[c];
+        if (loop[c] != want[c] && bad_loop++ == 0)
+            printf("       vote, loop form: %d, definition %d (case %lld, open2 %.9g)\n", loop[c], want[c],
+                   (long long)c, (double)m[c][3]);
+        if (wide[c] != want[c] && bad_wide++ == 0)
+            printf("       vote, AVX-512 form: %d, definition %d (case %lld, open2 %.9g)\n", wide[c], want[c],
+                   (long long)c, (double)m[c][3]);
+    }
+    printf("       %lld cases, %lld far; the worker %s the AVX-512 form\n", (long long)cases, (long long)far,
+           avx512 ? "has" : "has no");
+    NB_ASSERT(bad_loop == 0, "the loop vote differs from the definition in %lld of %lld cases",
+              (long long)bad_loop, (long long)cases);
+    NB_ASSERT(bad_wide == 0, "the AVX-512 vote differs from the definition in %lld of %lld cases",
+              (long long)bad_wide, (long long)cases);
     NB_ASSERT(far > cases / 10 && far < cases - cases / 10, "far in %lld of %lld cases: both "
               "answers must be exercised", (long long)far, (long long)cases);
-#else
-    printf("\n    (no AVX-512 in this build: the walk votes with the loop, nothing to compare)\n");
-#endif
+}
+
+/* ---- deep trees: the walk's own memory --------------------------------
+ * nb_tree_deep_state(): a tree as deep as the cap, whose every cell on one
+ * path has 8 cells below it, so that a walk that opens every cell (theta 0)
+ * holds about 7 cells per level, ~430, on its stack or list -- far past a
+ * stack sized for the log8(N) levels of an ordinary tree.  Both mirror
+ * images (the path through octant 0 and through octant 7), for either order
+ * in which a walk pushes the children.  Theta 0: the direct sum, all-pairs
+ * tolerance, N^2 interactions; theta 0.5 the tree's.  A walk whose stack
+ * overflows writes past it: garbage sums here, and under the sanitizers
+ * (suite "sanitizers (cpu)", compute-sanitizer) a report. */
+static void tree_deep(const code *c)
+{
+    for (int mirror = 0; mirror < 2; mirror++) {
+        nb_state s;
+        CU_ASSERT_EQUAL_FATAL(nb_tree_deep_state(&s, mirror), 0);
+        char what[64];
+        snprintf(what, sizeof what, "deep tree (%s)", mirror ? "octant 7 path" : "octant 0 path");
+        int64_t bb = -1, bc = -1;
+        check_case(what, &s, c, 0.0, &bb, &bc);
+        NB_ASSERT(bb == s.n * s.n && bc == 0, "%s, theta 0: body-body %lld, body-cell %lld; expected "
+                  "N^2 = %lld and 0", what, (long long)bb, (long long)bc, (long long)(s.n * s.n));
+        check_case(what, &s, c, 0.5, NULL, NULL);
+        nb_state_free(&s);
+    }
 }
 
 static void t_cpu_invariants(void) { tree_invariants(&CPU); }
@@ -492,6 +586,7 @@ static void t_cpu_boundaries(void) { tree_boundaries(&CPU); }
 static void t_cpu_small_n(void) { tree_small_n(&CPU); }
 static void t_cpu_escapers(void) { tree_escapers(&CPU); }
 static void t_cpu_far_body(void) { tree_far_body(&CPU); }
+static void t_cpu_deep(void) { tree_deep(&CPU); }
 static void t_gpu_invariants(void) { tree_invariants(&GPU); }
 static void t_gpu_theta0(void) { tree_theta0(&GPU); }
 static void t_gpu_plummer65536(void) { tree_plummer65536(&GPU); }
@@ -500,6 +595,7 @@ static void t_gpu_boundaries(void) { tree_boundaries(&GPU); }
 static void t_gpu_small_n(void) { tree_small_n(&GPU); }
 static void t_gpu_escapers(void) { tree_escapers(&GPU); }
 static void t_gpu_far_body(void) { tree_far_body(&GPU); }
+static void t_gpu_deep(void) { tree_deep(&GPU); }
 
 /* ---- the GPU tree against the CPU tree, cell by cell ------------------- */
 
@@ -523,7 +619,7 @@ static void t_gpu_far_body(void) { tree_far_body(&GPU); }
 #define COM_TOL 1e-5
 
 typedef struct cmp {
-    const bh_tree *a, *b;
+    const nb_tree *a, *b;
     int64_t cells;                  /* cells met in both trees */
     char *why;
     size_t len;
@@ -539,7 +635,7 @@ static int differ(cmp *c, const char *what, int64_t ka, int64_t kb)
 /* Cell ka of tree a against cell kb of tree b, and their subtrees. */
 static int same_cell(cmp *c, int64_t ka, int64_t kb)
 {
-    const bh_tree *a = c->a, *b = c->b;
+    const nb_tree *a = c->a, *b = c->b;
     c->cells++;
     if (a->cx[ka] != b->cx[kb] || a->cy[ka] != b->cy[kb] || a->cz[ka] != b->cz[kb] ||
         a->half[ka] != b->half[kb])
@@ -553,7 +649,7 @@ static int same_cell(cmp *c, int64_t ka, int64_t kb)
             return differ(c, "centres of mass differ", ka, kb);
     for (int o = 0; o < 8; o++) {
         int xa = a->child[ka * 8 + o], xb = b->child[kb * 8 + o];
-        if (xa == BH_EMPTY || xb == BH_EMPTY) {
+        if (xa == NB_TREE_EMPTY || xb == NB_TREE_EMPTY) {
             if (xa != xb) return differ(c, "a child slot is empty in one tree only", ka, kb);
             continue;
         }
@@ -562,14 +658,14 @@ static int same_cell(cmp *c, int64_t ka, int64_t kb)
             if (same_cell(c, xa - a->n, xb - b->n)) return -1;
             continue;
         }
-        for (; xa != BH_EMPTY || xb != BH_EMPTY; xa = a->chain[xa], xb = b->chain[xb])
+        for (; xa != NB_TREE_EMPTY || xb != NB_TREE_EMPTY; xa = a->chain[xa], xb = b->chain[xb])
             if (xa != xb) return differ(c, "leaf lists differ", ka, kb);
     }
     return 0;
 }
 
 /* 0 if a and b are the same tree (numbering aside), else -1 with why. */
-static int same_tree(const bh_tree *a, const bh_tree *b, char *why, size_t len)
+static int same_tree(const nb_tree *a, const nb_tree *b, char *why, size_t len)
 {
     cmp c = { a, b, 0, why, len };
     snprintf(why, len, "ok");
@@ -602,15 +698,15 @@ static void t_gpu_same_tree_and_deterministic(void)
     void *cc = NULL, *cg = NULL;
     CU_ASSERT_EQUAL_FATAL(CPU.step->init(&cc, &s, &oc), 0);
     CU_ASSERT_EQUAL_FATAL(GPU.step->init(&cg, &s, &og), 0);
-    bh_tree tc, tg;
-    CU_ASSERT_EQUAL_FATAL(CPU.tree(cc, &tc), 0);
-    CU_ASSERT_EQUAL_FATAL(GPU.tree(cg, &tg), 0);
+    nb_tree tc, tg;
+    CU_ASSERT_EQUAL_FATAL(nb_tree_fetch(cc, &tc), 0);
+    CU_ASSERT_EQUAL_FATAL(nb_tree_fetch(cg, &tg), 0);
     char why[200];
     int same = same_tree(&tc, &tg, why, sizeof why) == 0;
     if (!same) printf("\n    gpu tree != cpu tree: %s\n", why);
     CU_ASSERT(same);
-    bh_tree_free(&tc);
-    bh_tree_free(&tg);
+    nb_tree_free(&tc);
+    nb_tree_free(&tg);
     CPU.step->destroy(cc);
     GPU.step->destroy(cg);
 
@@ -645,7 +741,7 @@ static void t_gpu_counts_match_cpu(void)
         opts(&o, c[k], 0.5);
         void *ctx = NULL;
         int rc = c[k]->step->init(&ctx, &s, &o);
-        if (!rc) rc = c[k]->interactions(ctx, &n[k][0], &n[k][1]);
+        if (!rc) rc = interactions(ctx, &n[k][0], &n[k][1]);
         if (ctx) c[k]->step->destroy(ctx);
         NB_ASSERT_OK_FATAL(c[k]->label, rc);
     }
@@ -657,6 +753,22 @@ static void t_gpu_counts_match_cpu(void)
         NB_ASSERT(n[0][q] > 0 && d <= 0.01, "%s interactions: gpu %lld, cpu %lld: relative difference "
                   "%.3g, bound 0.01", what[q], (long long)n[1][q], (long long)n[0][q], d);
     }
+    nb_state_free(&s);
+}
+
+/* A million bodies in a tight Plummer sphere (radius ~1e-3), theta 0: the
+ * direct sum over the tree of a real large system (N^2 = 1.1e12
+ * interactions), sampled against the double reference. */
+static void t_gpu_million_theta0(void)
+{
+    nb_state s;
+    const int64_t n = 1048576;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", n, 83, &s), 0);
+    for (int64_t i = 0; i < n; i++) { s.x[i] *= 1e-3f; s.y[i] *= 1e-3f; s.z[i] *= 1e-3f; }
+    int64_t bb = -1, bc = -1;
+    check_case("tight plummer 1048576", &s, &GPU, 0.0, &bb, &bc);
+    NB_ASSERT(bb == n * n && bc == 0, "theta 0: body-body %lld, body-cell %lld; expected N^2 = %lld and 0",
+              (long long)bb, (long long)bc, (long long)(n * n));
     nb_state_free(&s);
 }
 
@@ -675,19 +787,21 @@ static void t_gpu_1000_builds(void)
     CU_ASSERT_EQUAL_FATAL(GPU.step->init(&ctx, &s, &o), 0);
     CU_ASSERT_EQUAL(GPU.step->advance(ctx, 1000, NULL), 0);
     CU_ASSERT_EQUAL(GPU.step->download(ctx, &s), 0);
-    bh_tree t;
+    nb_tree t;
     char why[200];
-    CU_ASSERT_EQUAL_FATAL(GPU.tree(ctx, &t), 0);
-    int ok = bh_tree_check(&t, &s, TREE_TOL, why, sizeof why) == 0;
+    CU_ASSERT_EQUAL_FATAL(nb_tree_fetch(ctx, &t), 0);
+    int ok = nb_tree_check(&t, &s, TREE_TOL, why, sizeof why) == 0;
     if (!ok) printf("\n    after 1000 builds: %s\n", why);
     CU_ASSERT(ok);
-    bh_tree_free(&t);
+    nb_tree_free(&t);
     GPU.step->destroy(ctx);
     nb_state_free(&s);
 }
 
-void nb_tree_register(const char *step_binary)
+void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_binary)
 {
+    GPU.step = gpu;
+    CPU.step = cpu;
     binary = step_binary;
     static const nb_test cpu_tests[] = {
         { "cpu tree invariants (plummer 10007, disk 4099)", t_cpu_invariants, 3 },
@@ -702,7 +816,8 @@ void nb_tree_register(const char *step_binary)
         { "cpu --threads 1 and 4: bit-identical accelerations, same interactions",
           t_cpu_threads_bit_identical, 2 },
         { "cpu --threads with --cpu only (exit 2 without)", t_cpu_threads_option, 1 },
-        { "cpu walk's AVX-512 vote = the 32-lane loop, bit for bit", t_cpu_vote_forms, 1 },
+        { "cpu walk's vote, both forms = the definition, bit for bit", t_cpu_vote_forms, 1 },
+        { "cpu deep trees (depth 64, 8 cells per level): theta 0 and 0.5", t_cpu_deep, 2 },
         NB_TEST_END
     };
     static const nb_test gpu_tests[] = {
@@ -719,6 +834,8 @@ void nb_tree_register(const char *step_binary)
           2 },
         { "gpu 1000 consecutive tree builds", t_gpu_1000_builds, 2 },
         { "gpu interaction counts = cpu's (theta 0.5, within 1%)", t_gpu_counts_match_cpu, 1 },
+        { "gpu deep trees (depth 64, 8 cells per level): theta 0 and 0.5", t_gpu_deep, 2 },
+        { "gpu 1M tight cluster, theta 0 (N^2 interactions, sampled)", t_gpu_million_theta0, 2 },
         NB_TEST_END
     };
     nb_grade_suite("step05 cpu tree", cpu_tests, NULL);
