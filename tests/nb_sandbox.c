@@ -2,12 +2,12 @@
  * nb_sandbox.h).
  *
  * Three processes make a box:
- *   outer  the grader's child: unshare(user, mount, PID, IPC); the grader
+ *   outer  the grader's child: unshare(user, mount, PID, IPC, network); the grader
  *          writes its uid/gid maps; it forks the box's init and passes on
  *          its exit status;
  *   init   PID 1 of the new PID namespace: mounts (a fresh /proc, private
  *          /tmp and /dev/shm, the scratch directory, tests/results hidden,
- *          everything else read-only), drops to the box's uid, forks the
+ *          everything else but /proc read-only), drops to the box's uid, forks the
  *          program, reaps every orphan, and exits with the program's status
  *          -- which makes the kernel kill whatever else is left in the box;
  *   program  execv() of the student's executable, in the scratch directory,
@@ -23,14 +23,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -122,6 +125,22 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The box's own network namespace has a loopback only, down: up (NCCL's
+ * bootstrap of a run on several GPUs of this one process uses it). */
+static void loopback_up(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+        ifr.ifr_flags |= IFF_UP;
+        if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0) say("loopback up", errno);
+    }
+    close(fd);
+}
+
 static void program_main(char *const argv[], const char *dir)
 {
     if (chdir(dir) != 0) fail_setup("chdir to the scratch directory");
@@ -162,7 +181,10 @@ static void init_main(char *const argv[], const char *dir, pid_t outer)
         fail_setup("hide tests/results");
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
         fail_setup("a /proc of the box");
+    loopback_up();
     set_rdonly("/", 1);
+    set_rdonly("/proc", 0);                         /* the box's own (CUDA writes there); what it
+                                                       could change outside needs capabilities */
     set_rdonly("/tmp", 0);
     set_rdonly(dir, 0);
     if (shm) set_rdonly("/dev/shm", 0);
@@ -192,7 +214,7 @@ static void outer_main(char *const argv[], const nb_sandbox_io *io, pid_t grader
         close(6);
         program_main(argv, io->dir);
     }
-    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET;
     if (unshare(flags | (mode == MODE_USERNS ? CLONE_NEWUSER : 0)) != 0) fail_setup("unshare");
     char c = mode == MODE_USERNS ? 'u' : 'r';
     if (write(6, &c, 1) != 1 || read(5, &c, 1) != 1 || c != 'g') {
@@ -311,13 +333,13 @@ static void choose_mode(void)
     char why[300], why2[300] = "";
     if (try_mode(MODE_USERNS, why, sizeof why) == 0) {
         snprintf(mode_line, sizeof mode_line,
-                 "student code runs boxed: own user, PID and mount namespaces, read-only files, uid %s",
+                 "student code runs boxed: own user, PID, mount and network namespaces, read-only files, uid %s",
                  geteuid() == 0 ? "nobody" : "of the grader");
         return;
     }
     if (geteuid() == 0 && try_mode(MODE_ROOTNS, why2, sizeof why2) == 0) {
         snprintf(mode_line, sizeof mode_line,
-                 "student code runs boxed: own PID and mount namespaces, read-only files, uid nobody "
+                 "student code runs boxed: own PID, mount and network namespaces, read-only files, uid nobody "
                  "(no user namespaces: %.100s)", why);
         return;
     }

@@ -3,8 +3,10 @@
  * The grader never runs student code in its own process: a step's program
  * and the worker that serves its nb_step table (nb_remote.h) are started
  * with nb_sandbox_spawn(), which puts them in
- *  - their own user, PID, mount and IPC namespaces: the program sees only
- *    its own processes (a fresh /proc), cannot signal or read the grader,
+ *  - their own user, PID, mount, IPC and network namespaces: the program
+ *    sees only its own processes (a fresh /proc) and its own loopback (no
+ *    network, no socket of another box: boxes whose programs all have
+ *    pid 2 must not meet), cannot signal or read the grader,
  *    and everything it starts dies with it (the box's init is killed
  *    with the program, and the kernel kills the rest of the namespace);
  *  - a read-only view of every file system, but for a scratch directory

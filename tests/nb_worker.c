@@ -20,6 +20,7 @@
 static const nb_worker_table *table;
 static void *ctx;
 static int64_t bodies;                  /* n of the state given to init */
+static float *masses;                   /* its masses: a step's download() may leave them */
 
 static int need_ctx(void)
 {
@@ -53,6 +54,10 @@ static int op_init(nb_wbuf *in)
     if (ctx) table->step->destroy(ctx);
     ctx = NULL;
     bodies = n;
+    free(masses);
+    masses = malloc((size_t)(n ? n : 1) * sizeof *masses);
+    if (!masses) { nb_state_free(&s); return nb_fail(NB_EXIT_RUNTIME, "worker: out of host memory"); }
+    memcpy(masses, s.m, (size_t)n * sizeof *masses);
     int rc = table->step->init(&ctx, &s, &o);
     nb_state_free(&s);
     return rc;
@@ -107,8 +112,11 @@ static int op_download(nb_wbuf *out)
     nb_state s = { 0 };
     if (!rc) rc = nb_state_alloc(&s, bodies);
     if (rc) return rc;
+    /* the caller's state holds the masses (steps that keep them on the
+     * device need not copy them back); positions and velocities poisoned */
     float *f[7] = { s.m, s.x, s.y, s.z, s.vx, s.vy, s.vz };
-    for (int q = 0; q < 7; q++) poison(f[q], bodies);
+    memcpy(s.m, masses, (size_t)bodies * sizeof *s.m);
+    for (int q = 1; q < 7; q++) poison(f[q], bodies);
     rc = table->step->download(ctx, &s);
     for (int q = 0; q < 7 && !rc; q++) nb_wput_floats(out, f[q], bodies);
     nb_state_free(&s);
