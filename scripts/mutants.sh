@@ -9,7 +9,14 @@
 #     # kind: cpu            (cpu: graded without a GPU; gpu: needs one)
 #     # runner: step01_cpu   (the CUnit runner that must catch it)
 #     # suites: cpu          (optional: run only the runner's suites whose name holds this)
+#     # grade: check-all     (optional: graded by the whole pipeline, scripts/check_all.sh
+#                            RUNNER -- the results' checks too -- not by the runner alone)
+#     # min-lost: 20         (optional: killed only if at least this many points are lost)
 #     # caught by: the tests expected to fail (documentation)
+#
+# The catalog holds the mistakes a hurried student makes and the attacks a
+# hostile one tries on the grade (mutants/*hostile*: blank physics and a way
+# to forge a pass, graded through check-all: they must lose their points).
 #
 #  1. The git-tracked files (`git ls-files`, as they are in the working tree;
 #     outside a git checkout, the whole tree, then `make clean`) are copied
@@ -71,7 +78,7 @@ git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 || in_git=0
 
 # ---- the catalog -------------------------------------------------------------
 field() { sed -n "s/^# $2: *//p" "$1" | head -1; }
-names=() kinds=() runners=() suites=() steps=()
+names=() kinds=() runners=() suites=() steps=() modes=() minlost=()
 for p in "$top"/mutants/*.patch; do
   [ -e "$p" ] || continue
   name=$(basename "$p" .patch)
@@ -85,7 +92,7 @@ for p in "$top"/mutants/*.patch; do
   case "$kind" in cpu|gpu) ;; *) echo "mutants: $p: kind '$kind' is not cpu or gpu" >&2; exit 2 ;; esac
   [ "$which" = all ] || [ "$which" = "$kind" ] || continue
   names+=("$name") kinds+=("$kind") runners+=("$runner") steps+=("$step")
-  suites+=("$(field "$p" suites)")
+  suites+=("$(field "$p" suites)") modes+=("$(field "$p" grade)") minlost+=("$(field "$p" min-lost)")
 done
 if [ ${#names[@]} = 0 ]; then echo "mutants: no mutant selected (MUTANTS=$which MUTANT=$glob)" >&2; exit 2; fi
 
@@ -168,7 +175,8 @@ done
 # score RESULTS_TSV -> "earned<TAB>possible<TAB>failed tests" (SKIP rows do not
 # count; the first three failed tests named, then how many more)
 score() {
-  awk -F'\t' '$4 != "SKIP" { e += $5; p += $6 }
+  awk -F'\t' '/^#/ { next }
+              $4 != "SKIP" { e += $5; p += $6 }
               $4 == "FAIL" { nf++; if (nf <= 3) f = f (f ? ", " : "") $2 "/" $3 }
               END { if (nf > 3) f = f sprintf(" and %d more", nf - 3); printf "%d\t%d\t%s\n", e, p, f }' "$1"
 }
@@ -227,8 +235,9 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
   local d=$work/m.$n out=$work/res/$n
   rm -rf "$d"
   cp -a "$base" "$d"
-  # the runners' objects carry their tree's paths (STEP_BINARY): rebuilt here
-  rm -f "$d"/tests/main_*.o "$d"/tests/run_* && rm -rf "$d/tests/results"
+  # the runners' objects carry their tree's paths (STEP_BINARY, the sandbox's
+  # tests/results): rebuilt here, with the workers
+  rm -f "$d"/tests/*.o "$d"/tests/run_* "$d"/tests/work_* && rm -rf "$d/tests/results" "$d/tests/asan"
   if ! (cd "$d" && patch -p1 -s -f < "$top/mutants/$n.patch") > "$out.patch.log" 2>&1; then
     printf 'STALE\tthe patch does not apply\n' > "$out.line"; return
   fi
@@ -241,7 +250,12 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
     [ "${MUTANTS_KEEP:-0}" = 1 ] || rm -rf "$d"; return
   fi
   local rc=0
-  grade "$d" "$r" "$s" > "$out.log" 2>&1 || rc=$?
+  if [ "${modes[$k]}" = check-all ]; then      # the whole pipeline: its checks of the results too
+    (cd "$d" && NB_TEST_TIMEOUT=$test_tmo NB_RUNNER_TIMEOUT=$run_tmo MAKE="make ${makevars[*]}" \
+       bash scripts/check_all.sh "$r") > "$out.log" 2>&1 || rc=$?
+  else
+    grade "$d" "$r" "$s" > "$out.log" 2>&1 || rc=$?
+  fi
   local tsv=$d/tests/results/$r.tsv
   if [ ! -s "$tsv" ]; then
     local why="runner exited $rc with no results"
@@ -256,9 +270,13 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
       printf 'KILLED\t%s: all its tests fail in check-all\n' "$why" > "$out.line"
     fi
   else
-    local e p f
+    local e p f need=${minlost[$k]:-1} why=""
     IFS=$'\t' read -r e p f < <(score "$tsv")
-    if [ -n "$f" ]; then printf 'KILLED\tlost %d/%d points (%s)\n' $((p - e)) "$p" "$f" > "$out.line"
+    [ -f "$d/tests/results/$r.fail" ] && why="; $(head -n 1 "$d/tests/results/$r.fail")"
+    if [ -n "$f" ] && [ $((p - e)) -ge "$need" ]; then
+      printf 'KILLED\tlost %d/%d points (%s)%s\n' $((p - e)) "$p" "$f" "$why" > "$out.line"
+    elif [ -n "$f" ]; then
+      printf 'SURVIVED\tlost only %d/%d points, fewer than its min-lost %d (%s)\n' $((p - e)) "$p" "$need" "$f" > "$out.line"
     else printf 'SURVIVED\t%d/%d points: no test failed\n' "$e" "$p" > "$out.line"; fi
   fi
   [ "${MUTANTS_KEEP:-0}" = 1 ] || rm -rf "$d"

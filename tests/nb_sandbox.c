@@ -109,13 +109,14 @@ static void mkdir_p(const char *path)
     mkdir(buf, 0755);
 }
 
+/* Read-only on (off) for the mount at path; on: also every mount below it. */
 static void set_rdonly(const char *path, int on)
 {
     struct mount_attr a;
     memset(&a, 0, sizeof a);
     if (on) a.attr_set = MOUNT_ATTR_RDONLY;
     else a.attr_clr = MOUNT_ATTR_RDONLY;
-    if (syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &a, sizeof a) != 0)
+    if (syscall(SYS_mount_setattr, AT_FDCWD, path, on ? AT_RECURSIVE : 0, &a, sizeof a) != 0)
         fail_setup(on ? "a read-only view of the file systems" : "a writable scratch directory");
 }
 
@@ -162,13 +163,23 @@ static void init_main(char *const argv[], const char *dir, pid_t outer)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != outer) _exit(SETUP_FAILED);
+    /* a private /tmp; the scratch directory and the tree (a clone in /tmp,
+     * the mutants' copies) are bound back at their paths */
     int scratch = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (scratch < 0) fail_setup("open the scratch directory");
-    const int under_tmp = !strncmp(dir, "/tmp/", 5);
+    const int tree_in_tmp = !strncmp(NB_TOP_DIR, "/tmp/", 5);
+    int tree = tree_in_tmp ? open(NB_TOP_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (tree_in_tmp && tree < 0) fail_setup("open the tree");
     if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=1g") != 0)
         fail_setup("a private /tmp");
-    if (under_tmp) mkdir_p(dir);
     char from[64];
+    if (tree >= 0) {
+        mkdir_p(NB_TOP_DIR);
+        snprintf(from, sizeof from, "/proc/self/fd/%d", tree);
+        if (mount(from, NB_TOP_DIR, NULL, MS_BIND | MS_REC, NULL) != 0) fail_setup("bind the tree");
+        close(tree);
+    }
+    if (!strncmp(dir, "/tmp/", 5)) mkdir_p(dir);
     snprintf(from, sizeof from, "/proc/self/fd/%d", scratch);
     if (mount(from, dir, NULL, MS_BIND | MS_REC, NULL) != 0) fail_setup("bind the scratch directory");
     close(scratch);

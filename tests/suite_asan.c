@@ -13,8 +13,9 @@
  * and runs small inputs that take every path: N = 1, 2, 3 (fewer bodies than
  * a SIMD vector, a group, a tile), 33, 1001, one and three threads, a timed
  * advance and a download; for the tree code also theta 0 and 0.5, 1000
- * coincident bodies (a leaf list at the depth cap), a body 1e20 away, and
- * the two deep trees of nb_tree_deep_state() (~430 cells on a walk's stack).
+ * coincident bodies (a leaf list at the depth cap), a body 1e20 away, the
+ * two deep trees of nb_tree_deep_state() (~430 cells on a walk's stack) and
+ * 5003 bodies at theta 0 (interaction lists past their first 4096 entries).
  * Any report -- the worker then stops with it -- or a non-zero exit fails
  * the test, with the report's first line; the full report is printed under
  * the test. */
@@ -98,6 +99,11 @@ static void t_tree_cases(void)
         for (int64_t i = 0; i < 1000; i++) { s.x[3 * i] = 0.1234567f; s.y[3 * i] = -0.3456789f; s.z[3 * i] = 0.0567891f; }
         bad = run_case("1000 coincident + 2001", &s, 3, 0.5, why, sizeof why);
         if (!bad) bad = run_case("1000 coincident + 2001, theta 0", &s, 1, 0.0, why, sizeof why);
+        nb_state_free(&s);
+    }
+    if (!bad) {                                  /* interaction lists of ~5000 entries */
+        CU_ASSERT_FATAL(nb_ic_generate("plummer", 5003, 706, &s) == 0);
+        bad = run_case("plummer 5003, theta 0 (long interaction lists)", &s, 1, 0.0, why, sizeof why);
         nb_state_free(&s);
     }
     if (!bad) {
