@@ -142,7 +142,7 @@ function plan(kind, model, n, mn, mt, moh,    t, oh, s, cpu) {
 }
 { w = plan($2, $3, $4 + 0, $5 + 0, $6 + 0, $7 + 0)
   if (mode == "one") printf "%d %.6g %s %.6g %s\n", steps, w, decision, tstep, basis
-  else if (decision == "run") sum += w }
+  else if (decision == "run") sum += w * repeats }
 END { if (mode == "eta") { if (sum > left) sum = left; if (sum < 0) sum = 0; printf "%.0f\n", sum } }'
 
 plan_input() {  # series n -> one input line for PLAN_AWK
@@ -152,7 +152,7 @@ plan_input() {  # series n -> one input line for PLAN_AWK
 run_plan_awk() {
     awk -v mode="$1" -v left="${2:-0}" -v threads="$THREADS" -v warmup="$WARMUP" \
         -v cpu_target="$CPU_TARGET_S" -v cpu_max="$CPU_MAX_STEPS" -v cpu_budget="$CPU_BUDGET_S" \
-        -v gpu_target="$GPU_TARGET_S" -v gpu_min="$GPU_MIN_STEPS" -v gpu_max="$GPU_MAX_STEPS" "$PLAN_AWK"
+        -v gpu_target="$GPU_TARGET_S" -v gpu_min="$GPU_MIN_STEPS" -v gpu_max="$GPU_MAX_STEPS" -v repeats="$REPEATS" "$PLAN_AWK"
 }
 
 # --- the measurements file -------------------------------------------------------
@@ -200,7 +200,7 @@ for entry in "${PLAN[@]}"; do
     rest=""
     for e in "${PLAN[@]:$i}"; do rs=${e% *}; [ -n "${S_DIS[$rs]}" ] || rest+="$(plan_input "$rs" "${e#* }")"$'\n'; done
     eta=$(printf '%s' "$rest" | run_plan_awk eta "$(nb_calc "$TABLES_BUDGET_S - $elapsed")")
-    [ "$decision" != run ] || eta=$(nb_calc "$eta + $pwall")
+    [ "$decision" != run ] || eta=$(nb_calc "$eta + $REPEATS * $pwall")
     if [ "$decision" = skip ]; then
         scal="N²"; [ "${S_MODEL[$s]}" != tree ] || scal="N log N"
         note="skipped: initial forces + $WARMUP warm-up + 1 timed step estimated at $(nb_fmt "$(nb_calc "(1 + $WARMUP + 1) * $tstep")") s ($basis, scaled as $scal), over CPU_BUDGET_S=$CPU_BUDGET_S s"
