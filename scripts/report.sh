@@ -100,9 +100,9 @@ if [ -n "${REPORT_FRAMES:-}" ]; then
     [ -d "$REPORT_FRAMES" ] || { echo "report: REPORT_FRAMES=$REPORT_FRAMES is not a directory" >&2; exit 2; }
     fdir=$REPORT_FRAMES fwhat="frames of $REPORT_FRAMES"
 else
-    fdir=$NB_TMP/frames fwhat="step01_cpu/nbody --ic collision -n 2000 -s 40 --render DIR --render-every 20 --render-size 320, drawn for this report"
+    fdir=$NB_TMP/frames fwhat="step01_cpu/nbody --ic collision -n 1000 -s 400 --dt 0.01 --render DIR --render-every 100 --render-size 320, drawn for this report"
     if [ -x step01_cpu/nbody ]; then
-        step01_cpu/nbody --ic collision -n 2000 -s 40 --render "$fdir" --render-every 20 --render-size 320 > /dev/null 2>&1 ||
+        step01_cpu/nbody --ic collision -n 1000 -s 400 --dt 0.01 --render "$fdir" --render-every 100 --render-size 320 > /dev/null 2>&1 ||
             echo "report: step01_cpu could not draw frames; the report has none" >&2
     fi
 fi
