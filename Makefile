@@ -1,14 +1,16 @@
-# nbody-lab -- top-level Makefile (see README.md)
-#   make             build every step that exists
+# nbody-lab -- top-level Makefile (see README.md; `make help` lists every target)
+#   make             build every step that exists (one line per program; V=1: every command)
 #   make run         build and run every step this machine can run (the main job)
 #   make check-all   build and run every CUnit runner; points table and total
-#   make bench | tables | plots | profile | sanitize | movie | student-kit
+#   make setup       install every Debian package the documented targets need
+#   make bench | tables | plots | profile | report | sanitize | movie | student-kit
 #   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (fuzz/Makefile)
 #   make mutants [MUTANTS=cpu|gpu|all] [JOBS=N]  the mistakes in mutants/ must fail the tests
-#   make diff STEP=03   what step 03 changes relative to step 02
+#   make diff STEP=03   what step 03 changes relative to step 02 (docs/lessons.tsv)
 #   make clean
 # Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root),
-#   NCCL_HOME=DIR (step06's NCCL, found on its own otherwise: common/nccl.mk), MPI=0|1
+#   NCCL_HOME=DIR (step06's NCCL, found on its own otherwise: common/nccl.mk), MPI=0|1,
+#   V=1 (show every build command)
 # Without NCCL, step06_multigpu is left out and `make`, `make run` and
 # `make check-all` say so (NB_SKIPPED, tests/runners.mk); nothing fails.
 NB_TOP := .
@@ -18,16 +20,18 @@ STEPS   := $(NB_STEPS)
 RUNNERS  = $(call nb_runners,$(STEPS))
 export CUNIT_PREFIX
 export NB_SKIPPED
+# sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
+Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
-.PHONY: all run check-all deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
+.PHONY: all run help setup check-all deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
 all: deps $(STEPS)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 
 # common/ first, once: the steps (built in parallel with -j) only link it.
 common: deps
-	@$(MAKE) --no-print-directory -C common all
+	@$(MAKE) $(Q_MAKE) --no-print-directory -C common all
 $(STEPS): common
-	@$(MAKE) --no-print-directory -C $@
+	@$(MAKE) $(Q_MAKE) --no-print-directory -C $@
 # a step that links an earlier one (USES in its Makefile) is built after it
 ifneq ($(filter step06_multigpu,$(STEPS)),)
 step06_multigpu: $(filter step05_barneshut,$(STEPS))
@@ -37,9 +41,19 @@ deps:
 	@scripts/ensure_deps.sh png
 deps-test:
 	@scripts/ensure_deps.sh png cunit
+# every Debian package of every documented target (scripts/ensure_deps.sh --list all)
+setup:
+	@scripts/ensure_deps.sh all
 
-run: deps-test all
-	@scripts/run.sh $(STEPS) $(if $(filter step04_shared,$(STEPS)),step04_shared/nbody_tuned)
+# every program this machine can run, step05 --cpu too; a table at the end
+RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(if $(filter step04_shared,$(s)),step04_shared/nbody_tuned) \
+                  $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
+run: deps all
+	@scripts/run.sh $(RUN_PROGRAMS)
+
+# every user-facing target, one line each (scripts/help.txt)
+help:
+	@cat scripts/help.txt
 
 # check-all builds each runner with its step on its own (a step that does not
 # build fails its own tests only), runs them, and grades (scripts/check_all.sh).
@@ -61,9 +75,9 @@ fuzz:
 fuzz-regress:
 	@$(MAKE) --no-print-directory -C fuzz regress
 
-# make diff STEP=03: the lesson of step 03 is its diff to step 02 (the two
-# steps' LESSON sources with the student-kit markers stripped; DIFF_ALL=1:
-# every file, raw)
+# make diff STEP=03: the lesson of step 03, its files against their
+# counterparts in the steps before, in reading order (docs/lessons.tsv; the
+# student-kit markers stripped; DIFF_ALL=1: every file of the two steps, raw)
 STEP ?= 03
 diff:
 	@DIFF_ALL='$(DIFF_ALL)' scripts/diff_step.sh '$(STEP)'
@@ -71,11 +85,12 @@ diff:
 # make movie FRAMES=DIR [MOVIE=out.mp4]: frames written by --render DIR
 FRAMES ?= frames
 movie:
+	@scripts/ensure_deps.sh ffmpeg
 	@scripts/movie.sh $(FRAMES) $(MOVIE)
 
 -include scripts/targets.mk
 -include scripts/student_kit.mk
 
 clean:
-	@for d in common tests fuzz $(STEPS); do $(MAKE) --no-print-directory -C $$d clean; done
-	rm -rf dist
+	@for d in common tests fuzz $(STEPS); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done
+	@rm -rf dist

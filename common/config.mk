@@ -27,6 +27,21 @@
 #    The same NVCCFLAGS serve every GPU step.
 
 COMMON_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
+
+# Quiet build: by default every compile and archive runs silently (the
+# compilers' warnings and errors still show) and each program built prints
+# one line; `make V=1` shows every command.  Q prefixes a command, Q_PROG a
+# program's link (its one line), Q_MAKE goes into a sub-make's flags
+# (-s: no "Nothing to be done" lines).
+ifeq ($(V),1)
+Q      :=
+Q_PROG :=
+Q_MAKE :=
+else
+Q      := @
+Q_PROG  = @echo '  built $(notdir $(CURDIR))/$@' &&
+Q_MAKE := -s
+endif
 TOP_DIR    := $(abspath $(COMMON_DIR)/..)
 
 CC      ?= gcc

@@ -31,43 +31,46 @@ EXTRA_LIBS += $(PNG_LIBS)
 all: nbody $(EXTRA_PROGRAMS)
 
 nbody: main.o libstep.a $(LIBS)
-	$(CC) $(CFLAGS) -o $@ main.o libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
+	$(Q_PROG)$(CC) $(CFLAGS) -o $@ main.o libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
 
 nbody_%: main_%.o libstep.a $(LIBS)
-	$(CC) $(CFLAGS) -o $@ $< libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
+	$(Q_PROG)$(CC) $(CFLAGS) -o $@ $< libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
 
 libstep.a: $(IMPL_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 # the host objects again, instrumented (CUDA objects as they are)
 ASAN_OBJS := $(addprefix asan/,$(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)))
 asan/libstep.a: $(ASAN_OBJS) $(CU_SRCS:.cu=.o)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 $(addprefix asan/,$(FORCE_SRCS:.c=.o)): FORCE_FLAGS = $(FORCE_CFLAGS)
 asan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
 	@mkdir -p asan
-	$(CC) $(CFLAGS) $(FORCE_FLAGS) $(NB_ASAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(FORCE_FLAGS) $(NB_ASAN_FLAGS) -c -o $@ $<
 
 ifneq ($(USES_LIBS),)
 $(USES_LIBS): FORCE
-	@$(MAKE) --no-print-directory -C $(dir $@) libstep.a
+	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(dir $@) libstep.a
 endif
 
 $(COMMON_LIB) $(CUDA_COMMON_LIB): common
 common:
-	@$(MAKE) --no-print-directory -C $(TOP_DIR)/common $(if $(strip $(CU_SRCS)),all,host)
+	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(TOP_DIR)/common $(if $(strip $(CU_SRCS)),all,host)
 
 $(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
-	$(CC) $(CFLAGS) $(FORCE_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(FORCE_CFLAGS) -c -o $@ $<
 
 %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 %.o: %.cu $(wildcard $(TOP_DIR)/common/*.h) Makefile
-	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+# the main objects of the extra programs are kept (no "rm main_tuned.o")
+.SECONDARY: $(EXTRA_PROGRAMS:nbody_%=main_%.o)
 
 check: nbody
-	@$(MAKE) --no-print-directory -C $(TOP_DIR)/tests run_$(STEP)
+	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(TOP_DIR)/tests run_$(STEP)
 	cd $(TOP_DIR)/tests && ./run_$(STEP)
 
 clean:

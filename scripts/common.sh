@@ -105,3 +105,37 @@ nb_hms() {
 
 # Seconds -> timeout limit for one run: generous, at least 60 s.
 nb_limit() { awk -v p="$1" -v cap="${2:-600}" 'BEGIN { l = 60 + 4 * p; if (l > cap) l = cap; printf "%d\n", l }'; }
+
+# The commit of this tree ("abc1234", "abc1234+dirty" with uncommitted
+# changes; a student kit: the commit it was made from; else "unknown").
+nb_commit() {
+    local c
+    if c=$(git -C "$NB_TOP" rev-parse --short HEAD 2>/dev/null); then
+        git -C "$NB_TOP" diff --quiet HEAD -- 2>/dev/null || c="$c+dirty"
+        echo "$c"
+    elif [ -r "$NB_TOP/.student_kit" ]; then
+        echo "$(awk 'NR == 1 { print $5 }' "$NB_TOP/.student_kit") (student kit)"
+    else
+        echo unknown
+    fi
+}
+
+# Where a result file comes from: nb_provenance DIR FILE COMMAND SPREAD [GPU [DRIVER]]
+# puts FILE's row in DIR/provenance.tsv (file, command, commit, gpu, driver,
+# date, spread), replacing an older row of FILE; the table is written to a
+# temporary file beside it and renamed.  GPU: the device the programs
+# reported (default: nvidia-smi's, "none" without one); DRIVER: its driver
+# (default: nvidia-smi's).
+nb_provenance() {
+    local dir=$1 file=$2 cmd=$3 spread=$4 gpu=${5-} driver=${6-} tab=$'\t' tmp
+    [ -n "$gpu" ] || gpu=$(nbs_gpu_name)
+    if [ -z "$gpu" ] || [ "$gpu" = none ]; then gpu=none driver=${driver:-none}
+    else driver=${driver:-$(nbs_driver_version)}; fi
+    tmp=$(mktemp "$dir/.provenance.XXXXXX") || return 1
+    {
+        printf 'file\tcommand\tcommit\tgpu\tdriver\tdate\tspread\n'
+        [ ! -r "$dir/provenance.tsv" ] || awk -F'\t' -v f="$file" 'NR > 1 && $1 != f' "$dir/provenance.tsv"
+        printf '%s\n' "$file$tab$cmd$tab$(nb_commit)$tab$gpu$tab$driver$tab$(date -u '+%Y-%m-%d %H:%M UTC')$tab$spread" |
+            tr -d '\r'
+    } > "$tmp" && sync "$tmp" 2>/dev/null; mv -f "$tmp" "$dir/provenance.tsv"
+}

@@ -1,27 +1,72 @@
 #!/usr/bin/env bash
 # scripts/ensure_deps.sh WHAT... -- make sure the Debian packages the kit needs
-# are there: cunit (libcunit1-dev), png (libpng-dev), gnuplot (gnuplot-nox).
-# Installs what is missing when it can (root, or sudo without a password);
-# otherwise prints the exact command to run and exits 2.
+# are there, installing what is missing when it can (root, or sudo without a
+# password); otherwise it prints the exact command to run and exits 2.
+#
+#   WHAT       packages              needed by
+#   png        libpng-dev pkg-config  every build (frames, --render)
+#   cunit      libcunit1-dev          the tests (make check-all, make -C stepNN check)
+#   gnuplot    gnuplot-nox            make plots
+#   ffmpeg     ffmpeg                 make movie
+#   chromium   chromium               make report-check (headless browser)
+#   view       (the view's GL packages: see VIEW_PKGS below)
+#   all        every one of the above: `make setup`, the README's set-up
+#
+#   scripts/ensure_deps.sh --list WHAT...   print the packages, one a line
+#
 # CUNIT_PREFIX=/path/usr counts as "CUnit is there" when its header exists.
+# .ci/run installs the same packages; tests/suite_docs.c checks that the
+# README's set-up and .ci/run name every package of `--list all`.
 set -euo pipefail
 cc=${CC:-gcc}
-missing=()
-for what in "$@"; do
-  case $what in
+# The view's GL packages (the real-time viewer): its engineer fills this in.
+VIEW_PKGS=()
+ALL=(png cunit gnuplot ffmpeg chromium view)
+
+pkgs_of() {
+  case $1 in
+    png) echo libpng-dev pkg-config ;;
+    cunit) echo libcunit1-dev ;;
+    gnuplot) echo gnuplot-nox ;;
+    ffmpeg) echo ffmpeg ;;
+    chromium) echo chromium ;;
+    view) echo "${VIEW_PKGS[@]}" ;;
+    *) echo "ensure_deps: unknown dependency '$1' (one of: ${ALL[*]} all)" >&2; return 2 ;;
+  esac
+}
+# present WHAT: 0 when what WHAT stands for is usable here
+present() {
+  case $1 in
     cunit)
       if [ -n "${CUNIT_PREFIX:-}" ]; then
-        [ -f "$CUNIT_PREFIX/include/CUnit/CUnit.h" ] && continue
+        [ -f "$CUNIT_PREFIX/include/CUnit/CUnit.h" ] && return 0
         echo "ensure_deps: CUNIT_PREFIX=$CUNIT_PREFIX has no include/CUnit/CUnit.h" >&2; exit 2
       fi
-      echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 || missing+=(libcunit1-dev) ;;
+      echo '#include <CUnit/CUnit.h>' | $cc -E -x c - >/dev/null 2>&1 ;;
     png)
-      echo '#include <png.h>' | $cc -E -x c - $(pkg-config --cflags libpng 2>/dev/null) >/dev/null 2>&1 \
-        || missing+=(libpng-dev) ;;
-    gnuplot)
-      command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox) ;;
-    *) echo "ensure_deps: unknown dependency '$what'" >&2; exit 2 ;;
+      command -v pkg-config >/dev/null 2>&1 &&
+        echo '#include <png.h>' | $cc -E -x c - $(pkg-config --cflags libpng 2>/dev/null) >/dev/null 2>&1 ;;
+    gnuplot) command -v gnuplot >/dev/null 2>&1 ;;
+    ffmpeg) command -v ffmpeg >/dev/null 2>&1 ;;
+    chromium) command -v chromium >/dev/null 2>&1 ;;
+    *) local p; for p in $(pkgs_of "$1"); do dpkg -s "$p" >/dev/null 2>&1 || return 1; done ;;
   esac
+}
+
+list=0
+[ "${1:-}" != --list ] || { list=1; shift; }
+whats=()
+for w in "$@"; do
+  if [ "$w" = all ]; then whats+=("${ALL[@]}"); else pkgs_of "$w" >/dev/null || exit 2; whats+=("$w"); fi
+done
+if [ $list = 1 ]; then
+  for w in "${whats[@]}"; do for p in $(pkgs_of "$w"); do echo "$p"; done; done | awk '!seen[$0]++'
+  exit 0
+fi
+missing=()
+for w in "${whats[@]}"; do
+  present "$w" && continue
+  for p in $(pkgs_of "$w"); do missing+=("$p"); done
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ]; then sudo=""

@@ -1,7 +1,9 @@
 # scripts/plots.gp -- the figures of `make plots`, drawn from the CSVs that
 # `make tables` wrote.  Called by scripts/plots.sh as
-#   gnuplot -e "dir='...'; fmt='png'; gpu='...'; cpulabel='...'; sp='...'" scripts/plots.gp
-# and writes dir/time_vs_n.FMT, dir/speedup.FMT, dir/rate.FMT.
+#   gnuplot -e "time_x0=...; ...; dir='...'; fmt='png'; gpu='...'; cpulabel='...'; sp='...'" scripts/plots.gp
+# and writes dir/time_vs_n.FMT, dir/speedup.FMT, dir/rate.FMT.  The axes fit
+# the points drawn: FIG_x0, FIG_x1, FIG_y0, FIG_y1 (FIG: time, speed, rate)
+# come from plots.sh, which reads the same columns.
 
 if (!exists("dir")) dir = "."
 if (!exists("fmt")) fmt = "png"
@@ -29,9 +31,7 @@ set grid xtics ytics mxtics mytics lc rgb "#dddddd" lw 1, lc rgb "#f0f0f0" lw 1
 set border 3 lw 1.2
 set tics nomirror out
 set key outside below center horizontal maxrows 4 reverse Left samplen 2.5 spacing 1.2 width 2
-set autoscale xfix
-set offsets graph 0.04, graph 0.04, 0, 0
-set xlabel "N (bodies)"
+set xlabel "N (bodies, log scale)"
 set mxtics 10
 set mytics 10
 
@@ -48,9 +48,15 @@ set style line 8 lc rgb "#8c564b" lw 2   dt 3              # target line
 sub = (gpu ne "") ? gpu : "no GPU"
 
 # 1. Time per step against N.
+if (!exists("time_x0")) { time_x0 = 100; time_x1 = 1e7; time_y0 = 1e-3; time_y1 = 1e5 }
+if (!exists("speed_x0")) { speed_x0 = 100; speed_x1 = 1e7; speed_y0 = 0.1; speed_y1 = 1e4 }
+if (!exists("rate_x0")) { rate_x0 = 100; rate_x1 = 1e7; rate_y0 = 1; rate_y1 = 1e4 }
+
 set output dir."/time_vs_n.".fmt
+set xrange [time_x0:time_x1]
+set yrange [time_y0:time_y1]
 set title "Time per step vs N — ".sub."\n{/*0.8 median ms per leapfrog step; all-pairs on cube ICs (tables 1–2), tree code on Plummer ICs, θ = 0.5 (table 3)}"
-set ylabel "ms per step"
+set ylabel "time per step (ms, log scale)"
 plot t1 using "n":"cpu1_ms"   with linespoints ls 1 title "CPU 1 thread (step01)", \
      t1 using "n":"cpuall_ms" with linespoints ls 2 title cpulabel." (step01)", \
      t2 using "n":"s02_ms"    with linespoints ls 3 title "naive GPU, float3 (step02)", \
@@ -62,8 +68,10 @@ unset output
 
 # 2. Speedup over the single-thread CPU all-pairs code at the same N.
 set output dir."/speedup.".fmt
+set xrange [speed_x0:speed_x1]
+set yrange [speed_y0:speed_y1]
 set title "Speedup over the 1-thread CPU all-pairs code — ".sub."\n{/*0.8 T(step01, 1 thread) / T(step) at the same N; tree code against the same CPU code on Plummer ICs}"
-set ylabel "speedup (×)"
+set ylabel "speedup over step01 on 1 thread (×, log scale)"
 set format y "%g"
 plot sp using "n":"cpuall" with linespoints ls 2 title cpulabel." (step01)", \
      sp using "n":"s02" with linespoints ls 3 title "naive GPU (step02)", \
@@ -77,8 +85,11 @@ unset output
 if (!exists("hasgpu")) hasgpu = 1
 if (!hasgpu) exit
 set output dir."/rate.".fmt
+set xrange [rate_x0:rate_x1]
+# the target line (2000 G/s) stays in the picture
+set yrange [rate_y0:(rate_y1 > 3200 ? rate_y1 : 3200)]
 set title "Force-kernel throughput — ".sub."\n{/*0.8 body–body interactions per second (N² per step; 20 flops each for GFLOP/s)}"
-set ylabel "G interactions / s"
+set ylabel "body–body interactions per second (10^9/s, log scale)"
 set format y "10^{%L}"
 plot t2 using "n":"s02_ginter_per_s" with linespoints ls 3 title "naive GPU (step02)", \
      t2 using "n":"s03_ginter_per_s" with linespoints ls 4 title "float4 GPU (step03)", \

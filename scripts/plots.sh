@@ -57,9 +57,41 @@ HASGPU=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) if ($i ~ /^s0[234
                   { for (i in c) if ($i != "") g = 1 } END { print g ? 1 : 0 }' "$T2")
 [ "$HASGPU" = 1 ] || rm -f "$OUT/rate.png" "$OUT/rate.svg"
 
+# The axes fit the data drawn: for each figure the smallest and largest N and
+# value of the points it plots (empty cells and non-positive values are not
+# drawn on log axes), as gnuplot variables x0, x1, y0, y1 with a margin.
+# range FIGURE FILE:X:Y... (Y: a column, or A/B the ratio of two columns)
+range() {
+    local fig=$1; shift
+    awk -F, -v fig="$fig" -v specs="$*" '
+        function num(x) { return x != "" && x ~ /^[-+0-9.eE]+$/ }
+        BEGIN { ns = split(specs, S, " "); x0 = y0 = 1e300; x1 = y1 = -1e300 }
+        /^#/ { next }
+        !(FILENAME in hdr) { hdr[FILENAME] = 1; for (i = 1; i <= NF; i++) c[FILENAME, $i] = i; next }
+        {
+            for (k = 1; k <= ns; k++) {
+                split(S[k], p, ":"); if (p[1] != FILENAME) continue
+                x = $c[FILENAME, p[2]]
+                if (index(p[3], "/")) { split(p[3], q, "/"); a = $c[FILENAME, q[1]]; b = $c[FILENAME, q[2]]
+                                        y = (num(a) && num(b) && b + 0 > 0) ? a / b : "" }
+                else y = $c[FILENAME, p[3]]
+                if (!num(x) || !num(y) || x + 0 <= 0 || y + 0 <= 0) continue
+                x += 0; y += 0
+                if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y
+            }
+        }
+        END {
+            if (x1 < 0) { printf "%s_x0=1; %s_x1=10; %s_y0=1; %s_y1=10; %s_ok=0; ", fig, fig, fig, fig, fig; exit }
+            printf "%s_x0=%.6g; %s_x1=%.6g; %s_y0=%.6g; %s_y1=%.6g; %s_ok=1; ", fig, x0 / 1.25, fig, x1 * 1.25, fig, y0 / 1.6, fig, y1 * 1.6, fig
+        }' $(for sp in "$@"; do echo "${sp%%:*}"; done | sort -u)
+}
+RANGES="$(range time "$T1:n:cpu1_ms" "$T1:n:cpuall_ms" "$T2:n:s02_ms" "$T2:n:s03_ms" "$T2:n:s04_ms" "$T3:n:bh_ctree_ms" "$T3:n:bh_gtree_ms")"
+RANGES+="$(range speed "$NB_TMP/speedup.csv:n:cpuall" "$NB_TMP/speedup.csv:n:s02" "$NB_TMP/speedup.csv:n:s03" "$NB_TMP/speedup.csv:n:s04" "$T3:n:bh_cap_over_bh_ctree" "$T3:n:bh_cap_ms/bh_gtree_ms")"
+RANGES+="$(range rate "$T2:n:s02_ginter_per_s" "$T2:n:s03_ginter_per_s" "$T2:n:s04_ginter_per_s")"
+
 esc() { printf '%s' "$1" | sed "s/'/''/g"; }
 for fmt in png svg; do
-    if ! "$GNUPLOT" -e "dir='$(esc "$OUT")'; fmt='$fmt'; hasgpu=$HASGPU; gpu='$(esc "$GPU")'; cpulabel='$(esc "$CPULABEL")'; sp='$(esc "$NB_TMP/speedup.csv")'" \
+    if ! "$GNUPLOT" -e "$RANGES dir='$(esc "$OUT")'; fmt='$fmt'; hasgpu=$HASGPU; gpu='$(esc "$GPU")'; cpulabel='$(esc "$CPULABEL")'; sp='$(esc "$NB_TMP/speedup.csv")'" \
             "$NB_TOP/scripts/plots.gp" 2>"$NB_TMP/gp.err"; then
         cat "$NB_TMP/gp.err" >&2
         echo "plots: gnuplot failed (above)" >&2
@@ -70,6 +102,13 @@ for fmt in png svg; do
     grep -v -e '^[[:space:]]*$' -e 'no valid points' "$NB_TMP/gp.err" | sed 's/^/plots: gnuplot: /' >&2 || true
 done
 [ -z "${EMPTY:-}" ] || echo "plots: some curves have no data (a step not built or no GPU, see the tables' notes); they are left out" >&2
+# provenance: the figures come from the tables (their spread is the tables')
+figs="time_vs_n speedup"; [ "$HASGPU" = 0 ] || figs="$figs rate"
+IFS=$'\t' read -r TGPU TDRIVER TSPREAD < <(awk -F'\t' '$1 == "table1_cpu_vs_gpu.csv" { print $4 "\t" $5 "\t" $7 }' "$OUT/provenance.tsv" 2>/dev/null) || true
+for f in $figs; do for e in png svg; do
+    nb_provenance "$OUT" "$f.$e" "make plots${SLUG:+ SLUG=$SLUG} (from the tables' CSVs)" "as the tables: ${TSPREAD:-unknown}" \
+        "${TGPU:-${GPU:-none}}" "${TDRIVER:-unknown}"
+done; done
 if [ "$HASGPU" = 1 ]; then
     echo "plots: wrote $OUT/{time_vs_n,speedup,rate}.{png,svg}" >&2
 else

@@ -273,5 +273,8 @@ END {
 } >"$OUT/profile.md"
 
 cat "$OUT/profile.md"
-echo "profile: wrote $OUT/profile.md and profile.csv" >&2
+for f in profile.md profile.csv; do
+    nb_provenance "$OUT" "$f" "make profile${PROFILE_N:+ PROFILE_N=$PROFILE_N}" "not measured: one launch per kernel" "$GPU_NAME"
+done
+echo "profile: wrote $OUT/profile.md, profile.csv and their provenance.tsv rows" >&2
 exit 0

@@ -11,10 +11,14 @@
 #                                     all-pairs GPU (the crossover)
 #   measurements.csv                  every run: status, command, full CSV line
 #
-# Protocol (docs/conventions.md, Timing): each configuration is one run of a step with
-# --bench --warmup 1 (one untimed step) and S timed steps; the tables show
+# Protocol (docs/conventions.md, Timing): each configuration is REPEATS runs
+# (default 3, back to back) of a step with --bench --warmup 1 (one untimed
+# step) and S timed steps; a cell shows the median over its runs of
 # step_ms_med (the median over the timed steps of the whole leapfrog step,
-# host<->device copies excluded).  S is chosen from the time the previous N
+# host<->device copies excluded).  Spread = (max - min) / median of the runs'
+# step_ms_med: a cell whose spread passes SPREAD_MAX (0.10) is marked ‡ and
+# its runs are listed under the table; a cell measured once (the budget
+# left no time for another run) says so.  S is chosen from the time the previous N
 # of the same column took: GPU runs aim at GPU_TARGET_S seconds of timed
 # steps (GPU_MIN_STEPS..GPU_MAX_STEPS), CPU runs at CPU_TARGET_S seconds
 # (1..CPU_MAX_STEPS).  A CPU configuration whose initial force evaluation,
@@ -28,6 +32,7 @@
 #
 # Variables (environment or make command line):
 #   QUICK=1            tiny grids, for tests (a few seconds)
+#   REPEATS=3          runs per cell; SPREAD_MAX=0.10 the spread that marks a cell
 #   SLUG=name          results folder name (default: from the GPU's name)
 #   NB_BIN_DIR=dir     where the step folders with their nbody are
 #   RESULTS_DIR=dir    where the results go (default handouts/results/<slug>)
@@ -47,6 +52,9 @@ QUICK=${QUICK:-0}
 [ -n "$QUICK" ] || QUICK=0
 
 THREADS=${THREADS:-$(nbs_cpu_threads)}
+REPEATS=${REPEATS:-3}
+SPREAD_MAX=${SPREAD_MAX:-0.10}
+case $REPEATS in ''|*[!0-9]*|0) echo "tables: REPEATS must be a positive integer (got '$REPEATS')" >&2; exit 2 ;; esac
 if [ "$QUICK" = 1 ]; then
     GRID1="256 512 1024"; GRID1_EXT="2048 4096"; GRID3="1000 2000 5000"
     : "${TABLES_BUDGET_S:=120}" "${CPU_BUDGET_S:=10}" "${CPU_TARGET_S:=0.5}" "${CPU_MAX_STEPS:=3}"
@@ -65,6 +73,7 @@ IC3=plummer    # the tree code's test case (docs/conventions.md, Verification an
 
 REGEN="make tables"
 [ "$QUICK" != 1 ] || REGEN="make tables QUICK=1"
+[ "$REPEATS" = 3 ] || REGEN="$REGEN REPEATS=$REPEATS"
 
 nb_init_tmp
 
@@ -133,7 +142,7 @@ function plan(kind, model, n, mn, mt, moh,    t, oh, s, cpu) {
 }
 { w = plan($2, $3, $4 + 0, $5 + 0, $6 + 0, $7 + 0)
   if (mode == "one") printf "%d %.6g %s %.6g %s\n", steps, w, decision, tstep, basis
-  else if (decision == "run") sum += w }
+  else if (decision == "run") sum += w * repeats }
 END { if (mode == "eta") { if (sum > left) sum = left; if (sum < 0) sum = 0; printf "%.0f\n", sum } }'
 
 plan_input() {  # series n -> one input line for PLAN_AWK
@@ -143,15 +152,17 @@ plan_input() {  # series n -> one input line for PLAN_AWK
 run_plan_awk() {
     awk -v mode="$1" -v left="${2:-0}" -v threads="$THREADS" -v warmup="$WARMUP" \
         -v cpu_target="$CPU_TARGET_S" -v cpu_max="$CPU_MAX_STEPS" -v cpu_budget="$CPU_BUDGET_S" \
-        -v gpu_target="$GPU_TARGET_S" -v gpu_min="$GPU_MIN_STEPS" -v gpu_max="$GPU_MAX_STEPS" "$PLAN_AWK"
+        -v gpu_target="$GPU_TARGET_S" -v gpu_min="$GPU_MIN_STEPS" -v gpu_max="$GPU_MAX_STEPS" -v repeats="$REPEATS" "$PLAN_AWK"
 }
 
 # --- the measurements file -------------------------------------------------------
 PROG_COLS="step,n,steps,ic,seed,dt,eps,theta,block,threads,device,sms,clock_mhz,force_ms_med,force_ms_min,step_ms_med,step_ms_min,interactions,inter_per_s,gflops,err_median,err_p99,err_max,device_bytes,tree_nodes,tree_depth"
 MEAS="$NB_TMP/measurements.csv"
-echo "series,n,status,timed_steps,note,wall_s,command,$PROG_COLS" >"$MEAS"
+echo "series,n,rep,status,timed_steps,note,wall_s,command,$PROG_COLS" >"$MEAS"
 
-# record SERIES N STATUS STEPS NOTE WALL CMD  (program fields from NB_HDR/NB_LINE when ok)
+# record SERIES N STATUS STEPS NOTE WALL CMD  (program fields from NB_HDR/NB_LINE when ok;
+# the run's number among the cell's repeats: REP)
+REP=1
 record() {
     local prog=""
     if [ "$3" = ok ]; then
@@ -163,7 +174,7 @@ record() {
     else
         prog=$(echo "$PROG_COLS" | tr -cd ',')
     fi
-    printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$3" "$4" "$(nb_csvq "$5")" "$6" "$(nb_csvq "$7")" "$prog" >>"$MEAS"
+    printf '%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$1" "$2" "$REP" "$3" "$4" "$(nb_csvq "$5")" "$6" "$(nb_csvq "$7")" "$prog" >>"$MEAS"
 }
 
 # --- run everything ------------------------------------------------------------
@@ -189,7 +200,7 @@ for entry in "${PLAN[@]}"; do
     rest=""
     for e in "${PLAN[@]:$i}"; do rs=${e% *}; [ -n "${S_DIS[$rs]}" ] || rest+="$(plan_input "$rs" "${e#* }")"$'\n'; done
     eta=$(printf '%s' "$rest" | run_plan_awk eta "$(nb_calc "$TABLES_BUDGET_S - $elapsed")")
-    [ "$decision" != run ] || eta=$(nb_calc "$eta + $pwall")
+    [ "$decision" != run ] || eta=$(nb_calc "$eta + $REPEATS * $pwall")
     if [ "$decision" = skip ]; then
         scal="N²"; [ "${S_MODEL[$s]}" != tree ] || scal="N log N"
         note="skipped: initial forces + $WARMUP warm-up + 1 timed step estimated at $(nb_fmt "$(nb_calc "(1 + $WARMUP + 1) * $tstep")") s ($basis, scaled as $scal), over CPU_BUDGET_S=$CPU_BUDGET_S s"
@@ -208,46 +219,60 @@ for entry in "${PLAN[@]}"; do
     opts=(${S_OPTS[$s]})
     args=(-n "$n" --steps "$steps" --warmup "$WARMUP" --ic "$ic" --seed "$SEED" "${opts[@]}" --bench --csv --csv-header)
     cmd="$step/nbody ${args[*]}"
-    echo "[tables $i/$TOTAL, $((TOTAL - i)) left, elapsed $(nb_hms "$elapsed"), ETA ~$(nb_hms "$eta")] $cmd" >&2
-    nb_run "$(nb_limit "$pwall" 600)" "$bin" "${args[@]}"
-    case $NB_RC in
-        0)
-            ms=$(nb_get step_ms_med); got_steps=$(nb_get steps)
-            [ -n "$got_steps" ] || got_steps=$steps
-            if [ -z "$ms" ]; then
-                record "$s" "$n" failed "" "no step_ms_med in the CSV line" "$NB_WALL" "$cmd"; continue
+    for ((REP = 1; REP <= REPEATS; REP++)); do
+        if [ "$REP" -gt 1 ]; then
+            elapsed=$(nb_calc "$(nb_now) - $T_START")
+            # another run only if it fits the budget (the cell says how many it got)
+            if awk -v e="$elapsed" -v p="$pwall" -v b="$TABLES_BUDGET_S" 'BEGIN { exit !(e + p > b) }'; then
+                echo "    -> no time left for run $REP of $REPEATS (TABLES_BUDGET_S=$TABLES_BUDGET_S s)" >&2
+                break
             fi
-            record "$s" "$n" ok "$got_steps" "" "$NB_WALL" "$cmd"
-            NRUN_OK=$((NRUN_OK + 1))
-            if is_gpu_kind "${S_KIND[$s]}" && [ -z "$GPU_NAME" ]; then GPU_NAME=$(nb_get device); fi
-            M_N[$s]=$n
-            M_T[$s]=$(nb_calc "$ms / 1000")
-            M_OH[$s]=$(awk -v w="$NB_WALL" -v s="$got_steps" -v wu="$WARMUP" -v t="$ms" 'BEGIN { o = w - (1 + s + wu) * t / 1000; if (o < 0.05) o = 0.05; print o }')
-            echo "    -> $(nb_fmt "$ms") ms/step, $(nb_fmt "$NB_WALL") s" >&2
-            ;;
-        77)
-            NOGPU_REASON=$NB_ERR
-            for t in "${!S_KIND[@]}"; do
-                if is_gpu_kind "${S_KIND[$t]}"; then S_DIS[$t]=no-gpu; S_DISNOTE[$t]="no usable GPU: $NB_ERR"; fi
-            done
-            echo "    -> exit 77, no usable GPU: $NB_ERR (GPU columns stay empty)" >&2
-            record "$s" "$n" no-gpu "" "no usable GPU: $NB_ERR" "$NB_WALL" "$cmd"
-            ;;
-        124|137)
-            S_DIS[$s]=skipped; S_DISNOTE[$s]="skipped: N=$n of this column was $NB_ERR"
-            echo "    -> $NB_ERR" >&2
-            record "$s" "$n" timeout "" "$NB_ERR" "$NB_WALL" "$cmd"
-            ;;
-        2)
-            S_DIS[$s]=failed; S_DISNOTE[$s]="failed: $step refused the options (exit 2): $NB_ERR"
-            echo "    -> exit 2 (usage): $NB_ERR" >&2
-            record "$s" "$n" failed "" "exit 2 (usage): $NB_ERR" "$NB_WALL" "$cmd"
-            ;;
-        *)
-            echo "    -> exit $NB_RC: $NB_ERR" >&2
-            record "$s" "$n" failed "" "exit $NB_RC: $NB_ERR" "$NB_WALL" "$cmd"
-            ;;
-    esac
+        fi
+        echo "[tables $i/$TOTAL, $((TOTAL - i)) left, run $REP/$REPEATS, elapsed $(nb_hms "$elapsed"), ETA ~$(nb_hms "$eta")] $cmd" >&2
+        nb_run "$(nb_limit "$pwall" 600)" "$bin" "${args[@]}"
+        stop=1
+        case $NB_RC in
+            0)
+                ms=$(nb_get step_ms_med); got_steps=$(nb_get steps)
+                [ -n "$got_steps" ] || got_steps=$steps
+                if [ -z "$ms" ]; then
+                    record "$s" "$n" failed "" "no step_ms_med in the CSV line" "$NB_WALL" "$cmd"; break
+                fi
+                record "$s" "$n" ok "$got_steps" "" "$NB_WALL" "$cmd"
+                stop=0
+                [ "$REP" -gt 1 ] || NRUN_OK=$((NRUN_OK + 1))
+                if is_gpu_kind "${S_KIND[$s]}" && [ -z "$GPU_NAME" ]; then GPU_NAME=$(nb_get device); fi
+                M_N[$s]=$n
+                M_T[$s]=$(nb_calc "$ms / 1000")
+                M_OH[$s]=$(awk -v w="$NB_WALL" -v s="$got_steps" -v wu="$WARMUP" -v t="$ms" 'BEGIN { o = w - (1 + s + wu) * t / 1000; if (o < 0.05) o = 0.05; print o }')
+                echo "    -> $(nb_fmt "$ms") ms/step, $(nb_fmt "$NB_WALL") s" >&2
+                ;;
+            77)
+                NOGPU_REASON=$NB_ERR
+                for t in "${!S_KIND[@]}"; do
+                    if is_gpu_kind "${S_KIND[$t]}"; then S_DIS[$t]=no-gpu; S_DISNOTE[$t]="no usable GPU: $NB_ERR"; fi
+                done
+                echo "    -> exit 77, no usable GPU: $NB_ERR (GPU columns stay empty)" >&2
+                record "$s" "$n" no-gpu "" "no usable GPU: $NB_ERR" "$NB_WALL" "$cmd"
+                ;;
+            124|137)
+                S_DIS[$s]=skipped; S_DISNOTE[$s]="skipped: N=$n of this column was $NB_ERR"
+                echo "    -> $NB_ERR" >&2
+                record "$s" "$n" timeout "" "$NB_ERR" "$NB_WALL" "$cmd"
+                ;;
+            2)
+                S_DIS[$s]=failed; S_DISNOTE[$s]="failed: $step refused the options (exit 2): $NB_ERR"
+                echo "    -> exit 2 (usage): $NB_ERR" >&2
+                record "$s" "$n" failed "" "exit 2 (usage): $NB_ERR" "$NB_WALL" "$cmd"
+                ;;
+            *)
+                echo "    -> exit $NB_RC: $NB_ERR" >&2
+                record "$s" "$n" failed "" "exit $NB_RC: $NB_ERR" "$NB_WALL" "$cmd"
+                ;;
+        esac
+        [ "$stop" = 0 ] || break
+    done
+    REP=1
 done
 T_TOTAL=$(nb_calc "$(nb_now) - $T_START")
 
@@ -270,7 +295,8 @@ cp "$MEAS" "$OUT/measurements.csv"
 STAMP_GPU=$GPU_NAME
 STAMP=$(nbs_stamp_md "$STAMP_GPU" "${NOGPU_REASON:+no usable GPU: $NOGPU_REASON}" "$REGEN")
 STAMP="$STAMP
-- Run: $(nb_hms "$T_TOTAL") in all; every configuration's exact command and full CSV line are in measurements.csv"
+- Commit: $(nb_commit)
+- Run: $(nb_hms "$T_TOTAL") in all, $REPEATS runs per cell; every run's exact command and full CSV line are in measurements.csv"
 
 # --- the tables, from measurements.csv -------------------------------------------------
 # TABLE_AWK reads measurements.csv and prints one table, as md or csv.
@@ -287,14 +313,35 @@ function fmt(x,   a) {
 }
 function ok(s, n) { return ((s SUBSEP n) in st) && st[s, n] == "ok" && ms[s, n] != "" }
 function addnote(key, text) { if (!(key in seen)) { seen[key] = 1; notes[++nnotes] = text } }
+# the median of a[1..m] (sorted in place)
+function median(a, m,    i, j, t) {
+    for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
 BEGIN { FS = "\n" }
 NR == 1 { nh = csvsplit($0, h); for (i = 1; i <= nh; i++) if (!(h[i] in col)) col[h[i]] = i; next }
 {
-    csvsplit($0, v); s = v[col["series"]]; n = v[col["n"]]
-    st[s, n] = v[col["status"]]; tsteps[s, n] = v[col["timed_steps"]]; nt[s, n] = v[col["note"]]
-    ms[s, n] = v[col["step_ms_med"]]; ips[s, n] = v[col["inter_per_s"]]
+    # one row per run; a cell (series, N) gathers its repeats
+    csvsplit($0, v); s = v[col["series"]]; n = v[col["n"]]; k = s SUBSEP n
+    if (v[col["status"]] == "ok" && v[col["step_ms_med"]] != "") {
+        r = ++nr[k]; rms[k, r] = v[col["step_ms_med"]] + 0; rip[k, r] = v[col["inter_per_s"]]
+        t = v[col["timed_steps"]]
+        if (!(k in tsteps) || (t != "" && t + 0 < tsteps[k] + 0)) tsteps[k] = t
+        st[k] = "ok"
+    } else if ((k in st) && st[k] == "ok") {
+        lost[k] = lost[k] (lost[k] == "" ? "" : "; ") "run " v[col["rep"]] ": " v[col["status"]] (v[col["note"]] == "" ? "" : " (" v[col["note"]] ")")
+    } else { st[k] = v[col["status"]]; nt[k] = v[col["note"]] }
 }
 END {
+    for (k in nr) {
+        m = nr[k]; list = ""
+        for (r = 1; r <= m; r++) { a[r] = rms[k, r]; list = list (r > 1 ? " / " : "") fmt(rms[k, r]) }
+        runs[k] = list
+        for (r = 1; r <= m; r++) b[r] = rip[k, r] + 0
+        ips[k] = (rip[k, 1] == "") ? "" : median(b, m)
+        ms[k] = median(a, m)
+        spread[k] = (m > 1 && ms[k] > 0) ? (a[m] - a[1]) / ms[k] : ""
+    }
     ncols = split(cols, C, " "); nrat = split(ratios, R, " "); nrate = split(rates, Q, " ")
     nrows = split(grid, G, " ")
     nl = split(labels_s, L, "|")
@@ -303,7 +350,7 @@ END {
     for (j = 1; j <= nl; j++) { split(L[j], kv, "="); sh[kv[1]] = kv[2] }
     if (out == "csv") {
         line = "n"
-        for (j = 1; j <= ncols; j++) line = line "," C[j] "_ms," C[j] "_steps," C[j] "_status"
+        for (j = 1; j <= ncols; j++) line = line "," C[j] "_ms," C[j] "_steps," C[j] "_status," C[j] "_repeats," C[j] "_spread"
         for (j = 1; j <= nrate; j++) line = line "," Q[j] "_ginter_per_s"
         for (j = 1; j <= nrat; j++) { split(R[j], ab, "/"); line = line "," ab[1] "_over_" ab[2] }
         print line
@@ -312,6 +359,7 @@ END {
             for (j = 1; j <= ncols; j++) {
                 s = C[j]
                 line = line "," (ok(s, n) ? ms[s, n] : "") "," (ok(s, n) ? tsteps[s, n] : "") "," (((s SUBSEP n) in st) ? st[s, n] : "not-run")
+                line = line "," (ok(s, n) ? nr[s, n] : "") "," ((ok(s, n) && spread[s, n] != "") ? sprintf("%.4f", spread[s, n]) : "")
             }
             for (j = 1; j <= nrate; j++) { s = Q[j]; line = line "," (ok(s, n) && ips[s, n] != "" ? sprintf("%.6g", ips[s, n] / 1e9) : "") }
             for (j = 1; j <= nrat; j++) {
@@ -338,6 +386,13 @@ END {
                     cell = cell " †"
                     fewer[s] = fewer[s] (fewer[s] == "" ? "" : "; ") "N=" n ": " tsteps[s, n] " timed step" (tsteps[s, n] == 1 ? "" : "s")
                 }
+                if (spread[s, n] != "" && spread[s, n] > spread_max) {
+                    cell = cell " ‡"; nspread++
+                    wide[s] = wide[s] (wide[s] == "" ? "" : "; ") sprintf("N=%s: %s ms (spread %.1f %%)", n, runs[s, n], 100 * spread[s, n])
+                }
+                if (nr[s, n] < repeats)
+                    once[s] = once[s] (once[s] == "" ? "" : ", ") n " (" nr[s, n] " of " repeats ")"
+                if ((s SUBSEP n) in lost) addnote(s SUBSEP n SUBSEP "lost", lab[s] ", N=" n ": " lost[s, n])
             } else if ((s SUBSEP n) in st) {
                 cell = (st[s, n] == "skipped") ? "skipped" : "—"
                 reason = nt[s, n]
@@ -357,10 +412,14 @@ END {
         print line
     }
     nf = 0
-    for (j = 1; j <= ncols; j++) if (C[j] in fewer) nf++
+    for (j = 1; j <= ncols; j++) if ((C[j] in fewer) || (C[j] in wide) || (C[j] in once)) nf++
     if (nf || nnotes) { print ""; print "Notes:" }
     for (j = 1; j <= ncols; j++) if (C[j] in fewer)
         print "- † " lab[C[j]] ": measured over fewer than " std_steps " timed steps (after " warmup " warm-up step) to bound the run time: " fewer[C[j]] "."
+    for (j = 1; j <= ncols; j++) if (C[j] in wide)
+        print "- ‡ " lab[C[j]] ": the " repeats " runs spread more than " 100 * spread_max " % ((max − min) / median; the cell is their median), do not read this cell as a fact: " wide[C[j]] "."
+    for (j = 1; j <= ncols; j++) if (C[j] in once)
+        print "- " lab[C[j]] ": fewer runs than REPEATS=" repeats " (the time budget ran out), spread not known at N = " once[C[j]] "."
     for (k = 1; k <= nnotes; k++) print "- " notes[k]
 }'
 
@@ -370,13 +429,13 @@ short="cpu1=CPU 1T|cpuall=CPU ${THREADS}T|s02=step02|s03=step03|s04=step04|s04t=
 make_table() {  # make_table FILEBASE GRID COLS RATIOS RATES  (writes md-body to stdout and csv to file)
     local base=$1 grid=$2 cols=$3 ratios=$4 rates=$5
     awk -v out=csv -v grid="$grid" -v cols="$cols" -v ratios="$ratios" -v rates="$rates" -v labels_s="$labels" -v short_s="$short" \
-        -v std_steps="$STD_STEPS" -v warmup="$WARMUP" "$NB_AWK_CSV$TABLE_AWK" "$OUT/measurements.csv" >"$NB_TMP/body.csv"
+        -v std_steps="$STD_STEPS" -v warmup="$WARMUP" -v repeats="$REPEATS" -v spread_max="$SPREAD_MAX" "$NB_AWK_CSV$TABLE_AWK" "$OUT/measurements.csv" >"$NB_TMP/body.csv"
     {
         echo "$STAMP" | sed 's/^- /# /'
         cat "$NB_TMP/body.csv"
     } >"$OUT/$base.csv"
     awk -v out=md -v grid="$grid" -v cols="$cols" -v ratios="$ratios" -v rates="$rates" -v labels_s="$labels" -v short_s="$short" \
-        -v std_steps="$STD_STEPS" -v warmup="$WARMUP" "$NB_AWK_CSV$TABLE_AWK" "$OUT/measurements.csv"
+        -v std_steps="$STD_STEPS" -v warmup="$WARMUP" -v repeats="$REPEATS" -v spread_max="$SPREAD_MAX" "$NB_AWK_CSV$TABLE_AWK" "$OUT/measurements.csv"
 }
 
 gpu_note() {
@@ -386,7 +445,7 @@ gpu_note() {
     fi
 }
 protocol_line() {  # $1: ic
-    echo "Milliseconds per time step: the median over the timed steps, after $WARMUP untimed warm-up step, of the whole leapfrog step (kick, drift, force, kick; for the tree code also the tree build); host↔device copies excluded (docs/conventions.md, Timing). Initial conditions \`$1\`, seed $SEED, default dt and ε; GPU steps at their default block size. Ratios are T(left) ÷ T(right): how many times faster the right-hand column is."
+    echo "Milliseconds per time step: the median of $REPEATS runs of the median over the timed steps, after $WARMUP untimed warm-up step, of the whole leapfrog step (kick, drift, force, kick; for the tree code also the tree build); host↔device copies excluded (docs/conventions.md, Timing). Initial conditions \`$1\`, seed $SEED, default dt and ε; GPU steps at their default block size. Ratios are T(left) ÷ T(right): how many times faster the right-hand column is."
 }
 
 T1="$OUT/table1_cpu_vs_gpu.md"
@@ -439,7 +498,14 @@ T3="$OUT/table3_barnes_hut.md"
 } >"$T3"
 
 cat "$T1"; echo; cat "$T2"; echo; cat "$T3"
+# provenance: every file of this run, with the spread over its repeats
+nwide=$(cat "$T1" "$T2" "$T3" | grep '^| [0-9]' | grep -o ' ‡ |' | wc -l)
+SPREAD="$REPEATS runs per cell; $nwide cells spread more than $(nb_calc "100 * $SPREAD_MAX") % (marked ‡)"
+for f in table1_cpu_vs_gpu table2_float3_float4_shared table3_barnes_hut; do
+    for e in md csv; do nb_provenance "$OUT" "$f.$e" "$REGEN" "$SPREAD" "$GPU_NAME"; done
+done
+nb_provenance "$OUT" measurements.csv "$REGEN" "$SPREAD" "$GPU_NAME"
 echo >&2
-echo "tables: wrote $OUT/{table1_cpu_vs_gpu,table2_float3_float4_shared,table3_barnes_hut}.{md,csv} and measurements.csv in $(nb_hms "$T_TOTAL")" >&2
+echo "tables: wrote $OUT/{table1_cpu_vs_gpu,table2_float3_float4_shared,table3_barnes_hut}.{md,csv}, measurements.csv and provenance.tsv in $(nb_hms "$T_TOTAL"); $SPREAD" >&2
 [ -z "$NOGPU_REASON" ] || echo "tables: the GPU columns are empty: no usable GPU ($NOGPU_REASON)" >&2
 exit 0

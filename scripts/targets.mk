@@ -5,6 +5,8 @@
 #   make tables [QUICK=1]      the course reports' three tables -> handouts/results/<slug>/
 #   make plots  [SLUG=h100]    figures from those CSVs (gnuplot)   -> handouts/results/<slug>/
 #   make profile [PROFILE_N=]  ncu on the force kernels -> handouts/results/<slug>/profile.md
+#   make report [SLUG=...]     one self-contained HTML page -> report/index.html
+#   make report-check          that page in headless Chromium: renders, images load, no broken link
 #
 # Variables passed on to the scripts (see each script's header): QUICK, SLUG,
 # RESULTS_DIR, NB_BIN_DIR, THREADS, PROFILE_N, NCU, and the budgets of tables.sh.
@@ -12,14 +14,14 @@
 # 3 nothing could be measured; 77 (profile only) no usable GPU.
 
 NB_SCRIPTS := $(dir $(lastword $(MAKEFILE_LIST)))
-NB_SCRIPT_VARS := QUICK SLUG RESULTS_DIR NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
+NB_SCRIPT_VARS := QUICK REPEATS SLUG RESULTS_DIR REPORT REPORT_FRAMES REPORT_RUN REPORT_SCREENSHOT NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
                   TABLES_BUDGET_S CPU_BUDGET_S CPU_TARGET_S CPU_MAX_STEPS \
                   GPU_TARGET_S GPU_MIN_STEPS GPU_MAX_STEPS STD_STEPS \
                   BENCH_GPU_N BENCH_CPU_N BENCH_TARGET_S
 # Pass only the variables that are set, so the scripts' defaults apply otherwise.
 NB_SCRIPT_ENV = $(foreach v,$(NB_SCRIPT_VARS),$(if $(value $(v)),$(v)='$($(v))'))
 
-.PHONY: bench tables plots profile
+.PHONY: bench tables plots profile report report-check
 
 bench: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)bench.sh
@@ -28,7 +30,15 @@ tables: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)tables.sh
 
 plots:
+	@$(NB_SCRIPTS)ensure_deps.sh gnuplot
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)plots.sh
 
 profile: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)profile.sh
+
+report: all
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)report.sh
+
+report-check: report
+	@$(NB_SCRIPTS)ensure_deps.sh chromium
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)report_check.sh

@@ -1,0 +1,492 @@
+/* suite_docs.c -- what the documents promise, checked against the tree:
+ *  - each handout's line count of `make diff STEP=NN` is what the diff prints,
+ *    and docs/lessons.tsv maps every source file of steps 02 on;
+ *  - every relative link of the README, docs/ and handouts/ resolves;
+ *  - every results folder has a provenance.tsv row, all fields filled, for
+ *    each of its files, and none for a file that is not there;
+ *  - the README's set-up and .ci/run name every package that
+ *    `scripts/ensure_deps.sh --list all` installs;
+ *  - `make help` names only real targets, and every user-facing target;
+ *  - `make tables` marks the cells whose repeats spread more than 10 %
+ *    (fake programs with known timings), and nothing else;
+ *  - `make report` writes one page whose images are inside it and whose
+ *    links stay in it.
+ * The runner runs in tests/, so the tree is "..".  In a student kit (a
+ * .student_kit file at the top) the step sources are blanked and the
+ * handouts' diff counts are the full tree's: there the diff test checks
+ * that the diff shows every lesson file of the mapping instead. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "nb_grade.h"
+#include "nb_testutil.h"
+
+#define TOP ".."
+#define BIG (1 << 20)
+
+static char *slurp_alloc(const char *path)
+{
+    char *buf = calloc(1, BIG);
+    if (buf) nb_t_slurp(path, buf, BIG);
+    return buf;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Run a shell command line of the kit in the top directory (not boxed: no
+ * student code); its stdout into out. */
+static int sh(const char *cmd, char *out, size_t outlen, int timeout_s)
+{
+    char line[4096];
+    snprintf(line, sizeof line, "cd " TOP " && %s", cmd);
+    char *argv[] = { "/bin/sh", "-c", line, NULL };
+    static char err[8192];
+    return nb_t_run_kit(argv, out, outlen, err, sizeof err, timeout_s);
+}
+
+/* ---- make diff: the mapping and the handouts' counts ------------------------- */
+
+static int in_kit(void) { return exists(TOP "/.student_kit"); }
+
+/* The handout of step nn (handouts/NN_*.md) into path; 0 if none. */
+static int handout_of(int nn, char *path, size_t len)
+{
+    DIR *d = opendir(TOP "/handouts");
+    if (!d) return 0;
+    char pre[8];
+    snprintf(pre, sizeof pre, "%02d_", nn);
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, pre, 3) && strstr(e->d_name, ".md")) {
+            snprintf(path, len, TOP "/handouts/%s", e->d_name);
+            found = 1;
+            break;
+        }
+    closedir(d);
+    return found;
+}
+
+static void t_diff_counts(void)
+{
+    char *out = malloc(BIG), *doc = NULL;
+    NB_ASSERT_FATAL(out != NULL, "out of memory");
+    for (int nn = 2; nn <= 6; nn++) {
+        char path[512], cmd[128], key[64];
+        if (!handout_of(nn, path, sizeof path)) continue;
+        snprintf(cmd, sizeof cmd, "bash scripts/diff_step.sh %02d", nn);
+        int rc = sh(cmd, out, BIG, 60);
+        NB_ASSERT(rc == 0, "%s: exit %d", cmd, rc);
+        int lines = nb_t_count_lines(out);
+        if (in_kit()) {     /* blanked sources: every lesson file is shown */
+            char map[64];
+            snprintf(map, sizeof map, "awk -F'\\t' '$1 == \"%02d\" && $4 == \"lesson\"' docs/lessons.tsv", nn);
+            static char rows[65536];
+            sh(map, rows, sizeof rows, 10);
+            int want = nb_t_count_lines(rows), got = 0;
+            for (const char *p = out; (p = strstr(p, "\n=== ")); p++) got++;
+            NB_ASSERT(got == want && want > 0, "kit: make diff STEP=%02d shows %d files, the map has %d",
+                      nn, got, want);
+            continue;
+        }
+        free(doc);
+        doc = slurp_alloc(path);
+        snprintf(key, sizeof key, "`make diff STEP=%02d` prints", nn);
+        const char *p = doc ? strstr(doc, key) : NULL;
+        NB_ASSERT(p != NULL, "%s does not say how many lines `make diff STEP=%02d` prints", path, nn);
+        if (!p) continue;
+        long quoted = 0;
+        for (p += strlen(key); *p == ' ' || *p == '\n'; p++) {}
+        for (; (*p >= '0' && *p <= '9') || *p == ','; p++)
+            if (*p != ',') quoted = 10 * quoted + (*p - '0');
+        NB_ASSERT(quoted == lines, "%s quotes %ld lines for make diff STEP=%02d; it prints %d",
+                  path, quoted, nn, lines);
+    }
+    free(doc);
+    free(out);
+}
+
+/* Every .c, .h, .cu of steps 02 on is in docs/lessons.tsv once; every file
+ * and counterpart named there exists; each step has a lesson. */
+static void t_lesson_map(void)
+{
+    char *map = slurp_alloc(TOP "/docs/lessons.tsv");
+    NB_ASSERT_FATAL(map && *map, "docs/lessons.tsv is missing or empty");
+    DIR *top = opendir(TOP);
+    NB_ASSERT_FATAL(top != NULL, "cannot list the top directory");
+    struct dirent *s;
+    int steps = 0;
+    while ((s = readdir(top))) {
+        int nn;
+        if (strncmp(s->d_name, "step", 4) || sscanf(s->d_name + 4, "%2d", &nn) != 1 || nn < 2) continue;
+        steps++;
+        char dir[512];
+        snprintf(dir, sizeof dir, TOP "/%s", s->d_name);
+        DIR *d = opendir(dir);
+        if (!d) continue;
+        struct dirent *f;
+        while ((f = readdir(d))) {
+            const char *dot = strrchr(f->d_name, '.');
+            if (!dot || (strcmp(dot, ".c") && strcmp(dot, ".h") && strcmp(dot, ".cu"))) continue;
+            char key[300];
+            snprintf(key, sizeof key, "\n%02d\t%s\t", nn, f->d_name);
+            const char *a = strstr(map, key);
+            NB_ASSERT(a && !strstr(a + 1, key), "docs/lessons.tsv: %s/%s is %s", s->d_name, f->d_name,
+                      a ? "mapped twice" : "not mapped");
+        }
+        closedir(d);
+        char lesson[32];
+        snprintf(lesson, sizeof lesson, "\n%02d\t", nn);
+        int has = 0;
+        for (const char *p = map; (p = strstr(p, lesson)); p++) {
+            const char *end = strchr(p + 1, '\n');
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            char row[1024];
+            snprintf(row, sizeof row, "%.*s", (int)(len < 1000 ? len : 1000), p + 1);
+            char file[256] = "", cp[256] = "", part[32] = "";
+            if (sscanf(row, "%*d\t%255[^\t]\t%255[^\t]\t%31[^\t]", file, cp, part) != 3) {
+                NB_ASSERT(0, "docs/lessons.tsv: malformed row '%s'", row);
+                continue;
+            }
+            char path[700];
+            snprintf(path, sizeof path, "%s/%s", dir, file);
+            NB_ASSERT(exists(path), "docs/lessons.tsv names %s, which does not exist", path);
+            snprintf(path, sizeof path, TOP "/%s", cp);
+            NB_ASSERT(!strcmp(cp, "-") || exists(path), "docs/lessons.tsv: counterpart %s does not exist", cp);
+            NB_ASSERT(!strcmp(part, "lesson") || !strcmp(part, "beside"), "docs/lessons.tsv: part '%s'", part);
+            has |= !strcmp(part, "lesson");
+        }
+        NB_ASSERT(has, "docs/lessons.tsv: step %02d has no lesson file", nn);
+    }
+    closedir(top);
+    NB_ASSERT(steps >= 1, "no step directories found");
+    free(map);
+}
+
+/* ---- links --------------------------------------------------------------------- */
+
+/* Every [text](target) of file whose target is a relative path (anchor
+ * dropped) names an existing file or directory; returns the links checked. */
+static int check_links(const char *file)
+{
+    char *doc = slurp_alloc(file);
+    if (!doc || !*doc) {
+        NB_ASSERT(0, "cannot read %s", file);
+        free(doc);
+        return 0;
+    }
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    int n = 0;
+    for (const char *p = doc; (p = strstr(p, "](")); p += 2) {
+        const char *t = p + 2, *e = strchr(t, ')');
+        if (!e || e - t > 400) continue;
+        char target[512];
+        snprintf(target, sizeof target, "%.*s", (int)(e - t), t);
+        char *hash = strchr(target, '#');
+        if (hash) *hash = 0;
+        if (!*target || strstr(target, "://") || !strncmp(target, "mailto:", 7) || strchr(target, ' '))
+            continue;
+        char path[1700];
+        snprintf(path, sizeof path, "%s/%s", dir, target);
+        NB_ASSERT(exists(path), "%s: broken link to %s", file + 3, target);
+        n++;
+    }
+    free(doc);
+    return n;
+}
+
+static void t_links(void)
+{
+    static const char *dirs[] = { TOP, TOP "/docs", TOP "/handouts", TOP "/handouts/results/h100",
+                                  TOP "/handouts/results/dev-cpu", TOP "/handouts/results/examples",
+                                  TOP "/handouts/figures", TOP "/step05_barneshut" };
+    int files = 0, links = 0;
+    for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
+        DIR *d = opendir(dirs[k]);
+        if (!d) continue;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            if (l < 4 || strcmp(e->d_name + l - 3, ".md")) continue;
+            char path[700];
+            snprintf(path, sizeof path, "%s/%s", dirs[k], e->d_name);
+            links += check_links(path);
+            files++;
+        }
+        closedir(d);
+    }
+    NB_ASSERT(files >= 10 && links >= 50, "only %d Markdown files with %d links found", files, links);
+}
+
+/* ---- provenance ------------------------------------------------------------------ */
+
+static void check_provenance(const char *dir)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/provenance.tsv", dir);
+    char *tsv = slurp_alloc(path);
+    NB_ASSERT_FATAL(tsv != NULL, "out of memory");
+    static const char hdr[] = "file\tcommand\tcommit\tgpu\tdriver\tdate\tspread\n";
+    NB_ASSERT(!strncmp(tsv, hdr, sizeof hdr - 1),
+              "%s: missing, or not the header file/command/commit/gpu/driver/date/spread", path + 3);
+    /* each row: 7 fields, none empty, its file present */
+    int rows = 0;
+    for (char *line = strchr(tsv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        char *end = strchr(line + 1, '\n');
+        char row[2048];
+        snprintf(row, sizeof row, "%.*s", (int)(end ? end - line - 1 : (long)strlen(line + 1)), line + 1);
+        int fields = 1, empty = row[0] == '\t';
+        for (char *c = row; *c; c++)
+            if (*c == '\t') { fields++; empty |= c[1] == '\t' || c[1] == 0; }
+        char file[512];
+        size_t fl = strcspn(row, "\t");
+        snprintf(file, sizeof file, "%.*s", (int)(fl < 500 ? fl : 500), row);
+        char fp[1300];
+        snprintf(fp, sizeof fp, "%s/%s", dir, file);
+        NB_ASSERT(fields == 7 && !empty, "%s: row '%.60s' has %d fields%s", path + 3, row, fields,
+                  empty ? ", some empty" : "");
+        NB_ASSERT(exists(fp), "%s: a row for %s, which is not there", path + 3, file);
+        rows++;
+    }
+    /* each file of the folder has exactly one row */
+    DIR *d = opendir(dir);
+    NB_ASSERT_FATAL(d != NULL, "cannot list %s", dir);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "README.md") || !strcmp(e->d_name, "provenance.tsv"))
+            continue;
+        char key[300];
+        snprintf(key, sizeof key, "\n%s\t", e->d_name);
+        const char *a = strstr(tsv, key);
+        NB_ASSERT(a && !strstr(a + 1, key), "%s: %s has %s", path + 3, e->d_name,
+                  a ? "two rows" : "no row (where it comes from: command, commit, GPU, date, spread)");
+    }
+    closedir(d);
+    NB_ASSERT(rows > 0, "%s: no rows", path + 3);
+    free(tsv);
+}
+
+static void t_provenance(void)
+{
+    DIR *d = opendir(TOP "/handouts/results");
+    NB_ASSERT_FATAL(d != NULL, "no handouts/results");
+    struct dirent *e;
+    int machines = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "examples")) continue;
+        char dir[600];
+        snprintf(dir, sizeof dir, TOP "/handouts/results/%s", e->d_name);
+        struct stat st;
+        if (stat(dir, &st) || !S_ISDIR(st.st_mode)) continue;
+        check_provenance(dir);
+        machines++;
+    }
+    closedir(d);
+    NB_ASSERT(machines >= 2, "%d machine folders in handouts/results (h100, dev-cpu expected)", machines);
+}
+
+/* ---- set-up, make help ----------------------------------------------------------- */
+
+static void t_setup_packages(void)
+{
+    static char pkgs[4096];
+    int rc = sh("scripts/ensure_deps.sh --list all", pkgs, sizeof pkgs, 10);
+    NB_ASSERT_FATAL(rc == 0 && *pkgs, "scripts/ensure_deps.sh --list all: exit %d", rc);
+    char *readme = slurp_alloc(TOP "/README.md"), *ci = slurp_alloc(TOP "/.ci/run");
+    NB_ASSERT_FATAL(readme && ci, "out of memory");
+    char *a = strstr(readme, "\n## Set up"), *b = a ? strstr(a + 1, "\n## ") : NULL;
+    NB_ASSERT_FATAL(a != NULL, "README.md has no '## Set up' section");
+    if (b) *b = 0;
+    int n = 0;
+    for (char *p = strtok(pkgs, "\n"); p; p = strtok(NULL, "\n"), n++) {
+        NB_ASSERT(strstr(a, p) != NULL, "README.md's set-up does not name %s", p);
+        NB_ASSERT(strstr(ci, p) != NULL, ".ci/run does not install %s", p);
+    }
+    NB_ASSERT(n >= 5, "ensure_deps.sh --list all names only %d packages", n);
+    free(readme);
+    free(ci);
+}
+
+/* The rules of the top Makefile and the makefiles it includes: "name:" at
+ * the start of a line (variable assignments have '=' after the colon). */
+static int has_rule(const char *mk, const char *name)
+{
+    size_t l = strlen(name);
+    for (const char *p = mk; (p = strstr(p, name)); p += l)
+        if ((p == mk || p[-1] == '\n') && (p[l] == ':' || p[l] == ' ') && strchr(p, ':') &&
+            strchr(p, ':')[1] != '=' && strchr(p, ':') < strchr(p, '\n'))
+            return 1;
+    return 0;
+}
+
+static void t_make_help(void)
+{
+    static char help[16384];
+    int rc = sh("make -s help", help, sizeof help, 30);
+    NB_ASSERT_FATAL(rc == 0, "make help: exit %d", rc);
+    static const char *mks[] = { TOP "/Makefile", TOP "/scripts/targets.mk", TOP "/scripts/student_kit.mk" };
+    char *mk = calloc(1, 3 * BIG / 4);
+    NB_ASSERT_FATAL(mk != NULL, "out of memory");
+    for (int k = 0; k < 3; k++) {
+        char *s = slurp_alloc(mks[k]);
+        if (s) strncat(mk, s, BIG / 4 - 1);
+        free(s);
+    }
+    /* each "  make TARGET" line names a rule (make -C DIR check: step.mk's) */
+    int named = 0;
+    for (const char *p = help; (p = strstr(p, "\n  make ")); p++) {
+        char t[64] = "";
+        sscanf(p + 8, "%63s", t);
+        if (!strcmp(t, "-C")) continue;
+        NB_ASSERT(has_rule(mk, t), "make help names '%s', which has no rule", t);
+        named++;
+    }
+    NB_ASSERT(named >= 15, "make help names only %d targets", named);
+    /* every user-facing .PHONY target is in the help */
+    static const char *internal[] = { "deps", "deps-test", "common", "$(STEPS)", "FORCE", NULL };
+    for (const char *p = mk; (p = strstr(p, ".PHONY:")); p++) {
+        char line[512];
+        const char *e = strchr(p, '\n');
+        snprintf(line, sizeof line, "%.*s", (int)(e ? e - p - 7 : 0), p + 7);
+        for (char *t = strtok(line, " \t"); t; t = strtok(NULL, " \t")) {
+            int skip = 0;
+            for (int k = 0; internal[k]; k++) skip |= !strcmp(t, internal[k]);
+            if (skip) continue;
+            char want[80];
+            snprintf(want, sizeof want, "make %s ", t);
+            char want2[80];
+            snprintf(want2, sizeof want2, "make %s\n", t);
+            NB_ASSERT(strstr(help, want) || strstr(help, want2), "make help does not list '%s'", t);
+        }
+    }
+    free(mk);
+}
+
+/* ---- make tables: spread over repeats ------------------------------------------- */
+
+/* A fake program for every step: prints one --csv line whose step_ms_med is
+ * 2.0, except step01 on 1 thread at N = 512, whose three runs take 1.0,
+ * 1.0 and 1.5 ms (a spread of 50 %); GPU steps exit 77. */
+static const char fake_prog[] =
+    "#!/bin/sh\n"
+    "d=$(cd \"$(dirname \"$0\")\" && pwd); s=$(basename \"$d\")\n"
+    "case $s in step01_cpu|step05_barneshut) ;; *) echo \"$s: no usable CUDA device: fake\" >&2; exit 77 ;; esac\n"
+    "n=0 t=0 cpu=0; while [ $# -gt 0 ]; do case $1 in -n) n=$2; shift ;; --threads) t=$2; shift ;; --cpu) cpu=1 ;; esac; shift; done\n"
+    "[ $s = step01_cpu ] || [ $cpu = 1 ] || { echo \"$s: no usable CUDA device: fake\" >&2; exit 77; }\n"
+    "ms=2.0\n"
+    "if [ $s = step01_cpu ] && [ $n = 512 ] && [ $t = 1 ]; then\n"
+    "  c=$(cat \"$d/count\" 2>/dev/null || echo 0); c=$((c + 1)); echo $c > \"$d/count\"\n"
+    "  [ $c -lt 3 ] && ms=1.0 || ms=1.5\n"
+    "fi\n"
+    "echo step,n,steps,step_ms_med,force_ms_med,inter_per_s,device\n"
+    "echo $s,$n,3,$ms,$ms,1e9,fake\n";
+
+static void t_tables_spread(void)
+{
+    const char *base = nb_t_tmpfile(0, ".tables");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/bin' '%s/out'", base, base, base);
+    static char out[1 << 16];
+    NB_ASSERT_FATAL(sh(cmd, out, sizeof out, 10) == 0, "cannot make %s", base);
+    static const char *steps[] = { "step01_cpu", "step02_naive", "step03_float4", "step04_shared",
+                                   "step05_barneshut" };
+    for (int k = 0; k < 5; k++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/bin/%s", base, steps[k]);
+        mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/bin/%s/nbody", base, steps[k]);
+        FILE *f = fopen(path, "w");
+        NB_ASSERT_FATAL(f != NULL, "cannot write %s", path);
+        fputs(fake_prog, f);
+        fclose(f);
+        chmod(path, 0755);
+    }
+    snprintf(cmd, sizeof cmd,
+             "QUICK=1 REPEATS=3 THREADS=2 TABLES_BUDGET_S=100 NB_BIN_DIR='%s/bin' RESULTS_DIR='%s/out' "
+             "bash scripts/tables.sh > '%s/stdout' 2> '%s/stderr'", base, base, base, base);
+    int rc = sh(cmd, out, sizeof out, 100);
+    NB_ASSERT_FATAL(rc == 0, "make tables on fake programs: exit %d", rc);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/out/table1_cpu_vs_gpu.md", base);
+    char *md = slurp_alloc(path);
+    NB_ASSERT_FATAL(md != NULL, "out of memory");
+    /* the one wide cell: its median 1.00, marked; its runs listed */
+    NB_ASSERT(strstr(md, "| 512 | 1.00 ‡ |") != NULL, "N = 512, CPU 1 thread (runs 1.0, 1.0, 1.5 ms) "
+              "is not shown as '1.00 ‡'");
+    NB_ASSERT(strstr(md, "1.00 / 1.00 / 1.50 ms (spread 50.0 %)") != NULL, "the wide cell's runs are not listed");
+    int marks = 0;
+    for (const char *p = md; (p = strstr(p, " ‡ |")); p++) marks++;
+    NB_ASSERT_EQ("cells marked ‡ in table 1", marks, 1);
+    free(md);
+    /* the CSV and the provenance carry it */
+    snprintf(path, sizeof path, "%s/out/table1_cpu_vs_gpu.csv", base);
+    char *csv = slurp_alloc(path);
+    NB_ASSERT(csv && strstr(csv, "cpu1_spread") && strstr(csv, ",0.5000,"), "table1's CSV has no spread 0.5000");
+    free(csv);
+    snprintf(path, sizeof path, "%s/out/provenance.tsv", base);
+    char *prov = slurp_alloc(path);
+    NB_ASSERT(prov && strstr(prov, "table1_cpu_vs_gpu.md\tmake tables QUICK=1\t") &&
+              strstr(prov, "3 runs per cell; 1 cells spread more than 10 %"),
+              "provenance.tsv has no row for table 1 with its spread");
+    free(prov);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    sh(cmd, out, sizeof out, 10);
+}
+
+/* ---- make report ----------------------------------------------------------------- */
+
+static void t_report_self_contained(void)
+{
+    const char *page = nb_t_tmpfile(1, ".html");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "REPORT_RUN=0 SLUG=h100 REPORT='%s' bash scripts/report.sh", page);
+    static char out[4096];
+    int rc = sh(cmd, out, sizeof out, 60);
+    NB_ASSERT_FATAL(rc == 0, "make report: exit %d", rc);
+    char *html = slurp_alloc(page);
+    NB_ASSERT_FATAL(html && *html, "no page written");
+    int imgs = 0, links = 0;
+    for (const char *p = html; (p = strstr(p, " src=\"")); p++) {
+        imgs++;
+        NB_ASSERT(!strncmp(p + 6, "data:image/", 11), "an image that is not inside the page: %.40s", p);
+    }
+    for (const char *p = html; (p = strstr(p, " href=\"")); p++) {
+        links++;
+        char id[80] = "", want[100];
+        NB_ASSERT(sscanf(p + 7, "#%79[^\"]", id) == 1, "a link out of the page: %.40s", p);
+        snprintf(want, sizeof want, "id=\"%s\"", id);
+        NB_ASSERT(strstr(html, want) != NULL, "a link to #%s, a section the page does not have", id);
+    }
+    /* h100's three tables and three plots are in it */
+    NB_ASSERT(imgs >= 3 && strstr(html, "Table 1") && strstr(html, "Table 3"),
+              "the page has %d images and %s tables", imgs, strstr(html, "Table 1") ? "some" : "no");
+    NB_ASSERT(links >= 5, "the page has %d links (its sections)", links);
+    free(html);
+    remove(page);
+}
+
+void nb_suite_docs_register(void)
+{
+    static const nb_test tests[] = {
+        { "make_diff_counts_in_handouts", t_diff_counts, 2 },
+        { "lesson_map_covers_every_source", t_lesson_map, 1 },
+        { "relative_links_resolve", t_links, 2 },
+        { "results_have_provenance", t_provenance, 2 },
+        { "setup_names_every_package", t_setup_packages, 1 },
+        { "make_help_names_real_targets", t_make_help, 1 },
+        { "tables_mark_spread_over_10_percent", t_tables_spread, 2 },
+        { "report_is_self_contained", t_report_self_contained, 1 },
+        NB_TEST_END
+    };
+    nb_grade_suite("docs", tests, NULL);
+}
