@@ -41,6 +41,7 @@
 typedef struct g_suite {
     CU_pSuite   suite;
     const char *name;
+    int         kit;                  /* checks the kit itself, not the student's work */
     const nb_test *tests;
     char        skip[256];
     int         skipped;
@@ -48,6 +49,7 @@ typedef struct g_suite {
 
 typedef struct g_result {
     const char *suite, *test;
+    int kit;
     int points, earned;
     const char *status;            /* PASS, FAIL, SKIP */
     char detail[400];
@@ -521,7 +523,7 @@ static int write_results(const char *runner, int passed, int failed, int skipped
         json_esc(f, r->detail);
         fputc('\t', f);
         json_esc(f, r->output);
-        fputc('\n', f);
+        fprintf(f, "\t%s\n", r->kit ? "kit" : "student");
     }
     if (close_tmp(f, tmp, path)) goto fail;
     snprintf(path, sizeof path, "results/%s.json", runner);
@@ -541,8 +543,8 @@ static int write_results(const char *runner, int passed, int failed, int skipped
         json_str(f, results[k].suite);
         fprintf(f, ", \"test\": ");
         json_str(f, results[k].test);
-        fprintf(f, ", \"status\": \"%s\", \"points\": %d, \"earned\": %d, \"detail\": ", results[k].status,
-                results[k].points, results[k].earned);
+        fprintf(f, ", \"kind\": \"%s\", \"status\": \"%s\", \"points\": %d, \"earned\": %d, \"detail\": ",
+                results[k].kit ? "kit" : "student", results[k].status, results[k].points, results[k].earned);
         json_str(f, results[k].detail);
         fprintf(f, ", \"output\": ");
         json_str(f, results[k].output);
@@ -556,7 +558,8 @@ fail:
     return -1;
 }
 
-/* suite, test, points per line; names escaped as in the results */
+/* suite, test, points, kind (student or kit) per line; names escaped as in
+ * the results */
 static void list_tests(void)
 {
     for (int s = 0; s < nsuites; s++)
@@ -564,13 +567,17 @@ static void list_tests(void)
             json_esc(stdout, suites[s].name);
             putchar('\t');
             json_esc(stdout, t->name);
-            printf("\t%d\n", t->points);
+            printf("\t%d\t%s\n", t->points, suites[s].kit ? "kit" : "student");
         }
 }
 
 int nb_grade_main(const char *runner, int argc, char **argv)
 {
     if (ensure_registry()) return 1;
+    /* the kit's own checks: the common runner, and each step's "cli" suite
+     * (the command line is common/'s): reported apart from the student's points */
+    for (int s = 0; s < nsuites; s++)
+        suites[s].kit = !strcmp(runner, "common") || !strcmp(suites[s].name, "cli");
     if (argc > 1 && !strcmp(argv[1], "--list")) {
         list_tests();
         CU_cleanup_registry();
@@ -616,6 +623,7 @@ int nb_grade_main(const char *runner, int argc, char **argv)
         for (const nb_test *t = g->tests; t->name && nresults < MAX_TESTS; t++) {
             g_result *r = &results[nresults++];
             r->suite = g->name;
+            r->kit = g->kit;
             r->test = t->name;
             r->points = t->points;
             r->earned = 0;
@@ -636,20 +644,30 @@ int nb_grade_main(const char *runner, int argc, char **argv)
         }
     }
     int passed = 0, failed = 0, skipped = 0, earned = 0, possible = 0, skipped_points = 0;
+    int kit_earned = 0, kit_possible = 0, kit_failed = 0;
     for (int k = 0; k < nresults; k++) {
-        possible += results[k].points;
-        earned += results[k].earned;
+        if (results[k].kit) {                       /* the kit's health, not the score */
+            kit_possible += results[k].points;
+            kit_earned += results[k].earned;
+            kit_failed += !strcmp(results[k].status, "FAIL");
+        } else {
+            possible += results[k].points;
+            earned += results[k].earned;
+        }
         if (!strcmp(results[k].status, "SKIP")) { skipped++; skipped_points += results[k].points; }
         else if (!strcmp(results[k].status, "PASS")) passed++;
         else failed++;
     }
     /* skipped tests earn nothing: the score is out of every point, and says
      * how many of them were not graded and why */
-    if (not_graded)
+    if (possible && not_graded)
         printf("%s: score %d/%d points; NOT GRADED: %d points in %d skipped tests (%s)\n", runner, earned,
                possible, skipped_points, skipped, not_graded);
-    else
+    else if (possible)
         printf("%s: score %d/%d points\n", runner, earned, possible);
+    if (kit_possible)
+        printf("%s: the kit's own checks %d/%d points%s\n", runner, kit_earned, kit_possible,
+               kit_failed ? ": the KIT is broken here, not the student's code" : " (not part of the score)");
     printf("%s: %d passed, %d failed, %d skipped\n", runner, passed, failed, skipped);
     int require = not_graded && getenv("NB_GRADE_REQUIRE_GPU") && strcmp(getenv("NB_GRADE_REQUIRE_GPU"), "0");
     if (require) printf("%s: NB_GRADE_REQUIRE_GPU is set and this runner is not graded: exit 1\n", runner);

@@ -215,27 +215,28 @@ static void t_grade_table(void)
     mkdir(dir, 0700);
     CU_ASSERT_FATAL(put(dir, ".expected", "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\n") == 0);
 #define HEAD(r) "#nb-grade\t" r "\tnonce=" NONCE "\tsandbox=boxed\n"
-    put(dir, "alpha.tsv", HEAD("alpha") "alpha\ts\tok\tPASS\t2\t2\t\t\n"
-                          "alpha\ts\tbad\tFAIL\t0\t3\tCU_ASSERT(x) (f.c:3)\t       x 2 (bound 1)\\n\n");
+    put(dir, "alpha.tsv", HEAD("alpha") "alpha\ts\tok\tPASS\t2\t2\t\t\tstudent\n"
+                          "alpha\ts\tbad\tFAIL\t0\t3\tCU_ASSERT(x) (f.c:3)\t       x 2 (bound 1)\\n\tstudent\n");
     put(dir, "alpha.json", "{\"runner\": \"alpha\", \"graded\": true, \"tests\": []}\n");
-    put(dir, "gamma.tsv", HEAD("gamma") "gamma\tcli\thelp\tPASS\t1\t1\t\t\n"
-                          "gamma\tgpu\tkernel\tSKIP\t0\t4\tSKIPPED (no usable CUDA device: fake)\t\n");
+    put(dir, "gamma.tsv", HEAD("gamma") "gamma\tcli\thelp\tPASS\t1\t1\t\t\tkit\n"
+                          "gamma\tgpu\tkernel\tSKIP\t0\t4\tSKIPPED (no usable CUDA device: fake)\t\tstudent\n");
     put(dir, "gamma.json", "{\"runner\": \"gamma\", \"graded\": false, \"tests\": []}\n");
     put(dir, "beta.fail", "runner could not be built: see tests/results/beta.build.log\n");
     put(dir, "delta.tsv", "#nb-grade\tdelta\tnonce=ffffffffffffffffffffffffffffffff\tsandbox=boxed\n"
-                          "delta\ts\tok\tPASS\t5\t5\t\t\n");
-    put(dir, "epsilon.tsv", HEAD("epsilon") "epsilon\ts\tone\tPASS\t1\t1\t\t\n");
-    put(dir, "zeta.tsv", HEAD("zeta") "zeta\ts\tone\tPASS\t1\t1\t\t\nzeta\ts\tone\tPASS\t1\t1\t\t\n");
-    put(dir, "eta.tsv", HEAD("eta") "eta\ts\tone\tFAIL\t1\t1\t\t\n");
+                          "delta\ts\tok\tPASS\t5\t5\t\t\tstudent\n");
+    put(dir, "epsilon.tsv", HEAD("epsilon") "epsilon\ts\tone\tPASS\t1\t1\t\t\tstudent\n");
+    put(dir, "zeta.tsv", HEAD("zeta") "zeta\ts\tone\tPASS\t1\t1\t\t\tstudent\n"
+                         "zeta\ts\tone\tPASS\t1\t1\t\t\tstudent\n");
+    put(dir, "eta.tsv", HEAD("eta") "eta\ts\tone\tFAIL\t1\t1\t\t\tstudent\n");
     snprintf(file, sizeof file, "%s.manifest", dir);                 /* outside the results */
     FILE *mf = fopen(file, "w");
     CU_ASSERT_FATAL(mf != NULL);
-    fputs("# runner\tsuite\ttest\tpoints\n"
-          "alpha\ts\tok\t2\nalpha\ts\tbad\t3\n"
-          "beta\tconformance\tone\t2\nbeta\tconformance\ttwo\t3\nbeta\tcli\tthree\t1\n"
-          "gamma\tcli\thelp\t1\ngamma\tgpu\tkernel\t4\n"
-          "delta\ts\tok\t5\nepsilon\ts\tone\t1\nepsilon\ts\ttwo\t1\nzeta\ts\tone\t1\nzeta\ts\ttwo\t1\n"
-          "eta\ts\tone\t1\n", mf);
+    fputs("# runner\tsuite\ttest\tpoints\tkind\n"
+          "alpha\ts\tok\t2\tstudent\nalpha\ts\tbad\t3\tstudent\n"
+          "beta\tconformance\tone\t2\tstudent\nbeta\tconformance\ttwo\t3\tstudent\nbeta\tcli\tthree\t1\tkit\n"
+          "gamma\tcli\thelp\t1\tkit\ngamma\tgpu\tkernel\t4\tstudent\n"
+          "delta\ts\tok\t5\tstudent\nepsilon\ts\tone\t1\tstudent\nepsilon\ts\ttwo\t1\tstudent\n"
+          "zeta\ts\tone\t1\tstudent\nzeta\ts\ttwo\t1\tstudent\neta\ts\tone\t1\tstudent\n", mf);
     fclose(mf);
     setenv("NB_GRADE_NONCE", NONCE, 1);
     char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade_table.sh", dir, file, NULL };
@@ -245,7 +246,7 @@ static void t_grade_table(void)
     if (err[0]) printf("       stderr: %s\n", err);
     /* the notices come before the table, each with its reason and the score 0 */
     const char *notice = strstr(out, "check-all: beta: runner could not be built: see tests/results/beta.build.log: "
-                                     "beta scored 0/6 points");
+                                     "beta scored 0/5 points");
     const char *table = strstr(out, "== grade ==");
     if (!notice || !table || notice > table) printf("       notice at %p, table at %p:\n%s\n", (void *)notice, (void *)table, out);
     CU_ASSERT(notice && table && notice < table);
@@ -255,22 +256,25 @@ static void t_grade_table(void)
     EXPECT_HAS(out, "check-all: eta: results rejected: points for a FAIL: s/one: eta scored 0/1");
     EXPECT_LACKS(out, "check-all: alpha:");
     EXPECT_LACKS(out, "check-all: gamma:");
-    /* beta: every manifest test failed, 6 possible points */
+    /* beta: its student tests failed (5 points), its kit check could not run */
     const char *beta = row_of(table ? table : out, "beta");
-    int p = -1, f = -1, sk = -1, e = -1, pos = -1;
-    if (beta) sscanf(beta, "beta %d %d %d %d/%d", &p, &f, &sk, &e, &pos);
-    if (p != 0 || f != 3 || sk != 0 || e != 0 || pos != 6)
-        printf("       beta row: passed %d failed %d skipped %d points %d/%d (expected 0 3 0 0/6)\n", p, f, sk, e, pos);
-    CU_ASSERT(p == 0 && f == 3 && sk == 0 && e == 0 && pos == 6);
-    /* gamma: its graded point counts, its GPU points are not graded (and earn nothing) */
+    int p = -1, f = -1, sk = -1, e = -1, pos = -1, ke = -1, kpos = -1;
+    if (beta) sscanf(beta, "beta %d %d %d %d/%d %d/%d", &p, &f, &sk, &e, &pos, &ke, &kpos);
+    if (p != 0 || f != 2 || sk != 1 || e != 0 || pos != 5 || ke != 0 || kpos != 1)
+        printf("       beta row: passed %d failed %d skipped %d points %d/%d kit %d/%d (expected 0 2 1 0/5 0/1)\n",
+               p, f, sk, e, pos, ke, kpos);
+    CU_ASSERT(p == 0 && f == 2 && sk == 1 && e == 0 && pos == 5 && ke == 0 && kpos == 1);
+    /* gamma: its kit check apart, its GPU points not graded (they earn nothing) */
     const char *gamma = row_of(table ? table : out, "gamma");
-    EXPECT_HAS(gamma ? gamma : "", " 1/5 ");
+    EXPECT_HAS(gamma ? gamma : "", " 0/4 ");
+    EXPECT_HAS(gamma ? gamma : "", " 1/1 ");
     EXPECT_HAS(gamma ? gamma : "", "NOT GRADED: 4 points (no usable CUDA device: fake)\n");
     const char *total = row_of(table ? table : out, "total");
-    EXPECT_HAS(total ? total : "", " 3/26 ");
+    EXPECT_HAS(total ? total : "", " 2/24 ");
     EXPECT_HAS(total ? total : "", "(NOT GRADED: 4 points of 1 runner: no usable GPU)\n");
+    EXPECT_HAS(out, "student score: 2/24 points (4 NOT GRADED); the kit's own checks: 1/2 (not part of the score)\n");
     /* the closing line is the last line and counts every runner's tests */
-    const char *closing = "check-all: 2 passed, 10 failed, 1 skipped\n";
+    const char *closing = "check-all: 2 passed, 9 failed, 2 skipped\n";
     size_t lo = strlen(out), lc = strlen(closing);
     int last = lo >= lc && !strcmp(out + lo - lc, closing);
     if (!last) printf("       expected the last line \"%.*s\"; the output:\n%s\n", (int)lc - 1, closing, out);
@@ -280,9 +284,11 @@ static void t_grade_table(void)
     static char text[1 << 15];
     nb_t_slurp(file, text, sizeof text);
     EXPECT_HAS(text, "beta\tconformance\ttwo\tFAIL\t0\t3\trunner could not be built");
+    EXPECT_HAS(text, "beta\tcli\tthree\tSKIP\t0\t1\tSKIPPED (not run: runner could not be built");
     snprintf(file, sizeof file, "%s/summary.json", dir);
     nb_t_slurp(file, text, sizeof text);
-    EXPECT_HAS(text, "{\"score\": 3, \"max_score\": 26, \"not_graded_points\": 4,");
+    EXPECT_HAS(text, "{\"score\": 2, \"max_score\": 24, \"not_graded_points\": 4,");
+    EXPECT_HAS(text, "\"kit\": {\"score\": 1, \"max_score\": 2, \"failed\": 0}");
     EXPECT_HAS(text, "\"runner\": \"beta\"");
     EXPECT_HAS(text, "\"runner_error\": \"results rejected: not from this run (its secret differs)\"");
     snprintf(file, sizeof file, "%s/gradescope.json", dir);
@@ -290,8 +296,9 @@ static void t_grade_table(void)
     EXPECT_HAS(text, "\"name\": \"beta/conformance/two\"");
     EXPECT_HAS(text, "\"status\": \"failed\"");
     EXPECT_HAS(text, "not graded: no usable CUDA device: fake");
-    EXPECT_HAS(text, "\"score\": 3,");           /* alpha 2 + gamma's cli 1 */
-    EXPECT_HAS(text, "3 of 26 points");
+    EXPECT_HAS(text, "\"score\": 2,");           /* alpha 2; gamma's cli is the kit's */
+    EXPECT_HAS(text, "2 of 24 points");
+    EXPECT_HAS(text, "\"name\": \"kit: gamma/cli/help\", \"score\": 0, \"max_score\": 0");
     /* both JSON files parse (where python3 is there) */
     snprintf(cmd, sizeof cmd,
              "command -v python3 >/dev/null 2>&1 || exit 0; "
