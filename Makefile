@@ -46,7 +46,7 @@ setup:
 	@scripts/ensure_deps.sh all
 
 # every program this machine can run, step05 --cpu too; a table at the end
-RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(if $(filter step04_shared,$(s)),step04_shared/nbody_tuned) \
+RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(if $(and $(filter step04_shared,$(s)),$(NB_TUNED)),step04_shared/nbody_tuned) \
                   $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
 run: deps all
 	@scripts/run.sh $(RUN_PROGRAMS)
@@ -66,7 +66,7 @@ mutants: deps-test
 	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/mutants.sh
 
 sanitize: all
-	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(if $(filter step04_shared,$(STEPS)),step04_shared/nbody_tuned)
+	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(if $(and $(filter step04_shared,$(STEPS)),$(NB_TUNED)),step04_shared/nbody_tuned)
 
 # libFuzzer targets of the readers and the option parser (fuzz/Makefile)
 FUZZ_SECONDS ?= 60

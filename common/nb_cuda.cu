@@ -2,9 +2,11 @@
  * device probe, device information, checked allocation, event timing.
  *
  *   nvcc -O3 -ftz=true -c nb_cuda.cu   (flags: common/config.mk) */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "nb_cuda.h"
 
 /* A kernel compiled with the same targets as the steps: if the driver cannot
@@ -42,6 +44,16 @@ extern "C" int nb_cuda_probe(void)
     cudaError_t e = cudaGetDeviceCount(&count);   /* count may stay unset on error */
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
+        /* The runtime says "driver version is insufficient" also when there
+         * is no driver at all: say which it is. */
+        void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (!driver)
+            return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: no NVIDIA driver on this machine "
+                           "(libcuda.so.1 not found; this step needs an NVIDIA GPU and its driver)");
+        dlclose(driver);
+        if (access("/dev/nvidiactl", F_OK) != 0)
+            return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: the NVIDIA driver library is here but no "
+                           "GPU device (/dev/nvidiactl missing): %s", cudaGetErrorString(e));
         return nb_fail(NB_EXIT_NODEV, "no usable CUDA device: %s (this step needs an NVIDIA GPU)",
                        cudaGetErrorString(e));
     }

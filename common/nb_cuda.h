@@ -18,8 +18,10 @@ extern "C" {
 #endif
 int  nb_cuda_error(cudaError_t e, const char *what, const char *file, int line);
 /* 0 if a usable device exists (selects device 0), else NB_EXIT_NODEV. Any
- * error of cudaGetDeviceCount (e.g. "driver version is insufficient") counts
- * as "no device". NB_FAKE_NO_DEVICE=reason in the environment fakes it. */
+ * error of cudaGetDeviceCount counts as "no device", and the message says
+ * why: no NVIDIA driver (libcuda.so.1 not found), a driver but no device
+ * node, or the runtime's error (e.g. a driver too old).
+ * NB_FAKE_NO_DEVICE=reason in the environment fakes it. */
 int  nb_cuda_probe(void);
 void nb_cuda_info(nb_run_info *info);          /* device name, SMs, clock */
 /* Before allocating: does a run of n bodies at bytes_per_body fit in the free

@@ -4,13 +4,18 @@
 #
 # Copies every git-tracked file of this tree (`git ls-files`, as it is in the
 # working tree) to DEST (default: dist/ at the top of the tree) -- except
-# mutants/, the instructor's catalog of wrong solutions, whose patches quote
-# the solutions -- and, in C/CUDA sources (*.c *.h *.cu *.cuh), replaces
-# each marked solution region by its TODO comment and its blank.  The
-# marker syntax and its parser are in scripts/solution_regions.awk (one
-# parser for the kit and for `make diff`).
+# what would give the answers away: mutants/ (the instructor's catalog of
+# wrong solutions, whose patches quote the solutions) and step04's tuned
+# build (tuned.cu, its program, its runner and worker, its tuning tool: a
+# solution of step 04 too; the kit builds and grades without it) -- and, in
+# C/CUDA sources (*.c *.h *.cu *.cuh), replaces each marked solution region
+# by its TODO comment and its blank; in the handouts (*.md) each worked
+# answer, a <details> ... </details> block, becomes one line saying it is in
+# the instructor's copy.  The marker syntax and its parser are in
+# scripts/solution_regions.awk (one parser for the kit and for `make diff`).
 # --keep-solutions writes the solution instead (the marker lines and hints
-# dropped, the code kept): the finished course, for checking the generator.
+# dropped, the code kept; the tuned build and the answers still left out):
+# the finished course, for checking the generator.
 # Malformed markers stop the script with file:line and exit 2, so a typo
 # never ships a solution.
 # Exit: 0 ok, 2 bad usage, markers or destination, 3 I/O error.
@@ -58,7 +63,10 @@ mode=kit; [ $keep = 1 ] && mode=keep
 n_files=0; n_regions=0; marked=()
 cd "$top"
 while IFS= read -r -d '' f; do
-  case "$f" in mutants/*) continue ;; esac
+  case "$f" in
+    mutants/*|step04_shared/tuned.cu|step04_shared/main_tuned.c|tests/*step04_tuned*|tests/suite_tuned.c|\
+    tests/tune_step04.c) continue ;;
+  esac
   if [ ! -e "$f" ] && [ ! -L "$f" ]; then
     echo "student_kit.sh: warning: $f is tracked but missing from the working tree; left out" >&2
     continue
@@ -72,6 +80,17 @@ while IFS= read -r -d '' f; do
           rm -rf "$dest"; exit 2; }
         chmod --reference="$f" "$dest/$f"
         n_regions=$((n_regions + r)); marked+=("$f ($r)")
+        n_files=$((n_files + 1))
+        continue
+      fi ;;
+  esac
+  case "$f" in
+    handouts/*.md)                 # worked answers stay in the instructor's copy
+      if [ ! -L "$f" ] && grep -q '^<details>' "$f"; then
+        awk '/^<details>/ { skip = 1 }
+             skip && /^<\/details>/ { skip = 0
+               print "*(The worked answer is in the instructor'"'"'s copy of this handout.)*"; next }
+             !skip' "$f" > "$dest/$f" || { echo "student_kit.sh: cannot write $dest/$f" >&2; exit 3; }
         n_files=$((n_files + 1))
         continue
       fi ;;

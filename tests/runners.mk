@@ -17,5 +17,7 @@ else
 NB_STEPS   := $(NB_STEPS_FOUND)
 endif
 # $(call nb_runners,STEPS): the runners of those steps
-nb_runners = common $(1) $(if $(filter step04_shared,$(1)),step04_tuned)
+# (the tuned build only where its source is: the student kit leaves it out)
+NB_TUNED := $(wildcard $(NB_TOP)/step04_shared/tuned.cu)
+nb_runners = common $(1) $(if $(and $(filter step04_shared,$(1)),$(NB_TUNED)),step04_tuned)
 NB_RUNNERS := $(call nb_runners,$(NB_STEPS))

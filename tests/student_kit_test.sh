@@ -2,13 +2,18 @@
 # tests/student_kit_test.sh -- the student kit, end to end (run by .ci/run).
 #
 #  1. scripts/student_kit.sh writes the kit into a temporary directory; no
-#     solution marker is left in it, one TODO line per region.
+#     solution marker is left in it, one TODO line per region; no answer
+#     either: no line of a solution region that the given code does not
+#     also hold is anywhere in the kit, no worked-answer block (<details>) in
+#     its handouts, no tuned build of step 04.
 #  2. The kit builds (make -j2) with no compiler warning.
 #  3. Each program, `nbody -n 100 -s 1`: a blanked step exits 4 (NB_EXIT_TODO)
 #     with one line on stderr saying what is not implemented -- or 77 for a GPU
 #     step on a machine without a usable GPU (its probe runs first); a step
 #     without blanks exits 0 (77 for a GPU step without a GPU).
-#  4. `make check-all` in the kit fails, with exactly this pattern in
+#  4. `make check-all` in the kit fails, the student's score at most 10% of
+#     the student's points in the console, summary.json and gradescope.json
+#     alike, with exactly this pattern in
 #     tests/results/*.tsv (columns: runner suite test status earned points):
 #       common                          every test PASS
 #       a blanked step                  FAILs in its conformance suite -- but a
@@ -64,6 +69,37 @@ for f in "${marked[@]}"; do
   todo=$(grep -c '^[[:space:]]*/\* TODO: ' "$kit/$f")
   check "$f: no marker left in the kit, $n TODO lines" test "$left" = 0 -a "$todo" -ge "$n"
 done
+# no answer in the kit: the lines of the solution regions (trimmed, 16
+# characters or more, not comments) that the given code (the sources outside
+# the regions; not mutants/, not the tuned build) does not also hold must be
+# nowhere in the kit -- not in a source, not quoted in a handout
+trimmed() { sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//'; }
+region_lines() {   # FILE...: the lines inside solution regions (inside=1) or outside (inside=0)
+  local inside=$1; shift
+  awk -v want="$inside" 'FNR == 1 { inr = 0; hdr = 0 }
+    /\/\* BEGIN SOLUTION/ { inr = 1; hdr = ($0 !~ /\*\//); next }
+    inr && hdr { if ($0 ~ /\*\//) hdr = 0; next }
+    inr && /\/\* END SOLUTION \*\// { inr = 0; next }
+    inr && /\/\* BLANK:/ { next }
+    (inr == want) { print }' "$@"
+}
+(cd "$top" && region_lines 1 "${marked[@]}") | trimmed | awk 'length >= 16 && !/^(\/\*|\*|\/\/)/' | sort -u > "$tmp/sol.lines"
+(cd "$top" && { region_lines 0 "${marked[@]}"
+  git ls-files '*.c' '*.h' '*.cu' '*.cuh' |
+    grep -vE '^mutants/|^step04_shared/(tuned\.cu|main_tuned\.c)$|step04_tuned|suite_tuned|tune_step04' |
+    while read -r f; do case " ${marked[*]} " in *" $f "*) continue ;; esac; cat "$f"; done; }) |
+  trimmed | sort -u > "$tmp/given.lines"
+comm -23 "$tmp/sol.lines" "$tmp/given.lines" > "$tmp/answer.lines"
+(cd "$kit" && find . -type f -print0 | xargs -0 grep -Ih '' 2>/dev/null) | trimmed | sort -u > "$tmp/kit.lines"
+leaks=$(comm -12 "$tmp/answer.lines" "$tmp/kit.lines")
+check "no line of a solution in the kit ($(wc -l < "$tmp/answer.lines") solution lines looked for)" \
+  test -s "$tmp/answer.lines" -a -z "$leaks"
+[ -n "$leaks" ] && printf '     in the kit: %s\n' "$leaks" | head -5
+check "no worked answer (<details>) in the kit's handouts" \
+  bash -c '! grep -l "^<details>" "$1"/handouts/*.md' _ "$kit"
+check "no tuned build of step 04 in the kit" \
+  bash -c 'test ! -e "$1/step04_shared/tuned.cu" -a ! -e "$1/step04_shared/main_tuned.c" -a ! -e "$1/tests/suite_tuned.c"' _ "$kit"
+
 # the steps: blanked (a marked file in them) or not
 steps=$(cd "$kit" && ls -d step0*/ 2>/dev/null | tr -d / )
 is_marked() { local f; for f in "${marked[@]}"; do case "$f" in "$1"/*) return 0 ;; esac; done; return 1; }
@@ -101,6 +137,16 @@ check "the grade: '== grade ==' and the 'check-all:' line" \
   bash -c 'grep -q "^== grade ==" "$1" && grep -q "^check-all: [0-9]* passed, [0-9]* failed, [0-9]* skipped" "$1"' _ "$tmp/check-kit.log"
 check "the grade: tests/results/summary.json" \
   bash -c 'test -s "$1" && { ! command -v python3 >/dev/null || python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1"; }' _ "$res/summary.json"
+# the blank kit gives the student (next to) nothing: at most 10% of the
+# student's points, the same in the three places the score is shown
+read -r c_e c_t < <(sed -n 's/^student score: \([0-9]*\)\/\([0-9]*\) points.*/\1 \2/p' "$tmp/check-kit.log")
+read -r s_e s_t < <(sed -n '1s/^{"score": \([0-9]*\), "max_score": \([0-9]*\),.*/\1 \2/p' "$res/summary.json")
+g_e=$(sed -n 's/^  "score": \([0-9]*\),$/\1/p' "$res/gradescope.json")
+g_t=$(awk -F'"max_score": ' 'NF > 1 { split($2, a, ","); t += a[1] } END { print t + 0 }' "$res/gradescope.json")
+echo "     the blank kit: console ${c_e:-?}/${c_t:-?}, summary.json ${s_e:-?}/${s_t:-?}, gradescope.json ${g_e:-?}/${g_t:-?}"
+check "the blank kit scores at most 10% of the student's points, alike in the console, summary.json and gradescope.json" \
+  bash -c 'test -n "$1" -a "$1" = "$3" -a "$1" = "$5" -a "$2" = "$4" -a "$2" = "$6" -a "$2" -gt 0 &&
+           test $(( $1 * 10 )) -le "$2"' _ "${c_e:-}" "${c_t:-}" "${s_e:-}" "${s_t:-}" "${g_e:-}" "${g_t:-}"
 # count rows of a runner's tsv: count RUNNER SUITE(regex, "" = any) STATUS(regex)
 count() { [ -f "$res/$1.tsv" ] || { echo 0; return; }
           awk -F'\t' -v s="$2" -v st="$3" '(s=="" || $2 ~ ("^(" s ")$")) && $4 ~ ("^(" st ")$") {c++} END{print c+0}' "$res/$1.tsv"; }
