@@ -23,7 +23,7 @@ export NB_SKIPPED
 # sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
 Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
-.PHONY: all run help setup check-all deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
+.PHONY: all run help setup check-all grade-class deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
 all: deps $(STEPS)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 
@@ -59,6 +59,12 @@ help:
 # build fails its own tests only), runs them, and grades (scripts/check_all.sh).
 check-all: deps-test
 	@MAKE='$(MAKE)' bash scripts/check_all.sh $(filter-out common,$(RUNNERS))
+
+# a class at once: every student repository under SUBMISSIONS graded in a
+# copy of the kit, its changes to the grader flagged, a gradebook
+# (scripts/grade_class.sh; OUT=FILE, default SUBMISSIONS/grades.csv)
+grade-class: deps-test
+	@MAKE='$(MAKE)' STEPS='$(STEPS)' bash scripts/grade_class.sh '$(SUBMISSIONS)' $(OUT)
 
 # the mutation catalog: every mistake in mutants/ must fail its step's tests
 # (scripts/mutants.sh; MUTANTS=cpu|gpu|all, JOBS=N mutants at a time)

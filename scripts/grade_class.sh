@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# scripts/grade_class.sh SUBMISSIONS [OUT] -- `make grade-class
+# SUBMISSIONS=DIR`: grade every student repository under SUBMISSIONS (each
+# subdirectory is one student: a clone of the student kit with their work),
+# and write OUT (default SUBMISSIONS/grades.csv).
+#
+# For each student, in a copy of its own:
+#  1. the kit as this instructor's tree makes it (scripts/student_kit.sh:
+#     blanks, no answers, no tuned build), built once and copied;
+#  2. the student's step sources laid over it: every file under step*/ of
+#     their repository but the Makefiles.  Nothing else of theirs is used:
+#     the tests, common/, the Makefiles, scripts/ and .ci/run are the kit's.
+#     Where theirs differ from the kit's (or they added files there), the
+#     student is flagged and the files listed -- a student who edits the
+#     grader is graded by the real one and named;
+#  3. `make check-all` (STEPS: the steps to grade, default every step of the
+#     kit), each test limited to CLASS_TEST_TIMEOUT seconds (60), each runner
+#     to CLASS_RUNNER_TIMEOUT (900), the whole student to CLASS_TIMEOUT
+#     (3600): a submission that does not build, crashes or hangs gets its
+#     row with the reason, and the next student is graded.
+#
+# OUT: one row per student, one column per graded step (its points,
+# "earned/possible"), the total (the student's score: the kit's own checks
+# are not part of it), the points not graded (no usable GPU), and flags
+# (";"-separated: changed kit files, runners that scored 0 and why, a
+# degraded sandbox, a time-out).  The logs: SUBMISSIONS/.grades/<student>/.
+#
+# Environment: STEPS, CLASS_TEST_TIMEOUT, CLASS_RUNNER_TIMEOUT,
+# CLASS_TIMEOUT, CLASS_KEEP=1 (keep the copies), MAKE (the make to call),
+# ARCH and CUNIT_PREFIX (passed on).
+# Exit: 0 graded (whatever the grades), 2 bad usage or the kit cannot be made.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+subs=${1:-}
+if [ -z "$subs" ] || [ ! -d "$subs" ]; then
+  echo "grade-class: SUBMISSIONS=DIR: a directory with one student repository per subdirectory" >&2
+  exit 2
+fi
+subs=$(cd "$subs" && pwd)
+out=${2:-$subs/grades.csv}
+make=${MAKE:-make}
+makevars=()
+[ -n "${ARCH:-}" ] && makevars+=("ARCH=$ARCH")
+[ -n "${CUNIT_PREFIX:-}" ] && makevars+=("CUNIT_PREFIX=$CUNIT_PREFIX")
+test_tmo=${CLASS_TEST_TIMEOUT:-60}
+run_tmo=${CLASS_RUNNER_TIMEOUT:-900}
+all_tmo=${CLASS_TIMEOUT:-3600}
+logs=$subs/.grades
+mkdir -p "$logs"
+work=$(mktemp -d "${TMPDIR:-/tmp}/nbody-class.XXXXXX") || exit 2
+[ "${CLASS_KEEP:-0}" = 1 ] && echo "grade-class: keeping $work" || trap 'rm -rf "$work"' EXIT
+
+students=()
+for d in "$subs"/*/; do
+  d=${d%/}
+  case "$(basename "$d")" in .*) continue ;; esac
+  students+=("$(basename "$d")")
+done
+[ ${#students[@]} -gt 0 ] || { echo "grade-class: no student directory in $subs" >&2; exit 2; }
+
+# ---- 1. the kit, built once ----
+echo "grade-class: ${#students[@]} students in $subs; the kit of $top"
+if ! bash "$top/scripts/student_kit.sh" "$work/kit" > "$logs/kit.log" 2>&1; then
+  cat "$logs/kit.log" >&2; echo "grade-class: the kit cannot be made" >&2; exit 2
+fi
+if ! $make -C "$work/kit" "${makevars[@]}" -j"$(nproc 2>/dev/null || echo 2)" all >> "$logs/kit.log" 2>&1; then
+  tail -20 "$logs/kit.log" >&2; echo "grade-class: the kit does not build (see $logs/kit.log)" >&2; exit 2
+fi
+steps=${STEPS:-$(cd "$work/kit" && ls -d step0*/ | tr -d / | tr '\n' ' ')}
+
+# the files a student must not change (the grader and its build)
+protected() {   # DIR: the protected files under it, relative
+  (cd "$1" && find tests common scripts .ci -type f 2>/dev/null; find . -maxdepth 2 \( -name Makefile -o -name '*.mk' \) -type f | sed 's|^\./||') |
+    grep -vE '(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^common/\.build-mode$|^tests/\.check-all\.lock$' | sort -u
+}
+
+# ---- 2, 3. each student ----
+runners_header=""
+rows=()
+for s in "${students[@]}"; do
+  src=$subs/$s
+  dst=$work/s.$s
+  log=$logs/$s
+  mkdir -p "$log"
+  flags=()
+  echo "grade-class: $s"
+  rm -rf "$dst"
+  cp -a "$work/kit" "$dst"
+  rm -f "$dst"/tests/*.o "$dst"/tests/run_* "$dst"/tests/work_* && rm -rf "$dst/tests/results" "$dst/tests/asan"
+  # changed kit files: listed, flagged, never used
+  changed=()
+  while read -r f; do
+    [ -n "$f" ] || continue
+    if [ ! -e "$work/kit/$f" ]; then changed+=("$f (added)")
+    elif ! cmp -s "$src/$f" "$work/kit/$f"; then changed+=("$f"); fi
+  done < <(protected "$src")
+  if [ ${#changed[@]} -gt 0 ]; then
+    flags+=("changed kit files: ${changed[*]}")
+    printf '%s\n' "${changed[@]}" > "$log/changed.txt"
+  fi
+  # the student's step sources over the kit's
+  (cd "$src" && find step0* -type f ! -name Makefile ! -name '*.o' ! -name '*.a' ! -path '*/asan/*' \
+     ! -name nbody ! -name 'nbody_*' 2>/dev/null) | while read -r f; do
+    mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
+  done
+  rc=0
+  (cd "$dst" && NB_TEST_TIMEOUT=$test_tmo NB_RUNNER_TIMEOUT=$run_tmo \
+     timeout "$all_tmo" $make --no-print-directory "${makevars[@]}" check-all STEPS="$steps") \
+     > "$log/check-all.log" 2>&1 || rc=$?
+  [ $rc = 124 ] && flags+=("timed out after $all_tmo s: graded as far as it got")
+  res=$dst/tests/results
+  cp "$res"/*.json "$res"/*.tsv "$res"/*.fail "$res"/*.build.log "$log/" 2>/dev/null
+  # the runners' points and the reasons of those that scored 0
+  row=$(awk -F'\t' -v want="$steps" '
+    BEGIN { n = split(want, w, " "); for (k = 1; k <= n; k++) if (w[k] != "") { order[++m] = w[k] } }
+    /^#/ { next }
+    $9 != "kit" { e[$1] += $5; p[$1] += $6; if ($4 == "SKIP") ng += $6; E += $5; P += $6 }
+    END { line = ""
+          for (k = 1; k <= m; k++) line = line sprintf(",%d/%d", e[order[k]], p[order[k]])
+          # the tuned build is part of step04 where the kit has it
+          printf "%s,%d/%d,%d", substr(line, 2), E, P, ng }' $(ls "$res"/*.tsv 2>/dev/null | grep -v '/common\.tsv$') /dev/null)
+  for f in "$res"/*.fail; do
+    [ -e "$f" ] || continue
+    flags+=("$(basename "$f" .fail): $(head -n 1 "$f")")
+  done
+  grep -q $'\tsandbox=degraded' "$res"/*.tsv 2>/dev/null && flags+=("sandbox DEGRADED: student code ran unboxed")
+  [ -s "$res/summary.json" ] || flags+=("no grade (check-all exited $rc: see .grades/$s/check-all.log)")
+  flag=$(printf '%s; ' "${flags[@]+"${flags[@]}"}"); flag=${flag%; }
+  flag=${flag//\"/\'}
+  rows+=("$s,$row,\"$flag\"")
+  echo "grade-class: $s: $row${flag:+ -- $flag}"
+  [ "${CLASS_KEEP:-0}" = 1 ] || rm -rf "$dst"
+done
+
+# ---- the gradebook ----
+{ printf 'student'
+  for st in $steps; do printf ',%s' "$st"; done
+  printf ',total,not_graded,flags\n'
+  printf '%s\n' "${rows[@]}"; } > "$out.tmp" && mv "$out.tmp" "$out"
+echo "grade-class: wrote $out (${#rows[@]} students)"
