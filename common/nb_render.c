@@ -367,6 +367,25 @@ int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char 
     return 0;
 }
 
+unsigned char *nb_png_read(const char *path, int *w, int *h)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, path))
+        return NULL;
+    im.format = PNG_FORMAT_RGB;
+    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
+    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(&im);
+        return NULL;
+    }
+    *w = (int)im.width;
+    *h = (int)im.height;
+    return buf;
+}
+
 int nb_render_rgb(const nb_render_view *v, const nb_state *s, const nb_cells *cells,
                   unsigned char *rgb)
 {

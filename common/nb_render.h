@@ -37,6 +37,9 @@ int nb_render_rgb(const nb_render_view *v, const nb_state *s, const nb_cells *ce
  * file, fsync, rename); NB_EXIT_RUNTIME with one line in why on failure. */
 int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len);
 
+/* A PNG decoded as 8-bit RGB (malloc'ed, row 0 on top), or NULL. */
+unsigned char *nb_png_read(const char *path, int *w, int *h);
+
 /* Colour modes: the density frames of this module (colour by mass per
  * pixel), and the GL view's colour by body mass or speed (brightness by
  * mass per pixel). */

@@ -4,6 +4,7 @@
 
 extern const char *nb_harness_self;
 int nb_harness_selftest(const char *mode);
+void nb_suite_view_register(void);     /* suite_view.c: the GL view, the frame writer */
 
 int main(int argc, char **argv)
 {
@@ -13,5 +14,6 @@ int main(int argc, char **argv)
     nb_suite_harness_register();
     nb_suite_tipsy_register();
     nb_suite_render_register();
+    nb_suite_view_register();
     return nb_grade_main("common", argc, argv);
 }
