@@ -32,9 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+int usleep(unsigned int usec);
 
 #include "nb_annot.h"
 #include "nb_error.h"
@@ -511,15 +514,31 @@ static void t_facts(void)
 /* ---- a window under Xvfb -------------------------------------------------------------- */
 
 static pid_t xvfb_pid;
+static int xvfb_fd = -1;   /* the display number's pipe, open while the server runs: it may
+                            * write the number again, and must not die of a closed pipe */
 
-/* Start an Xvfb of our own (killed with the test) and point DISPLAY at it. */
-static void xvfb_up(void)
+/* 1 if an X server answers on /tmp/.X11-unix/X<num>. */
+static int x_answers(const char *num)
+{
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "/tmp/.X11-unix/X%s", num);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+/* One Xvfb of our own (killed with the test): its display number in num,
+ * or 0 if it did not come up answering within 20 s. */
+static int xvfb_start(char *num, size_t len)
 {
     int fd[2];
-    CU_ASSERT_EQUAL_FATAL(pipe(fd), 0);
+    if (pipe(fd)) return 0;
     fflush(stdout);
     pid_t p = fork();
-    CU_ASSERT_FATAL(p >= 0);
+    if (p < 0) return 0;
     if (p == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         close(fd[0]);
@@ -527,20 +546,40 @@ static void xvfb_up(void)
         snprintf(fdtxt, sizeof fdtxt, "%d", fd[1]);
         int null = open("/dev/null", O_WRONLY);
         if (null >= 0) { dup2(null, 1); dup2(null, 2); }
-        execlp("Xvfb", "Xvfb", "-displayfd", fdtxt, "-screen", "0", "800x600x24", "-nolisten", "tcp",
+        execlp("Xvfb", "Xvfb", "-displayfd", fdtxt, "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset", "-noreset",
                (char *)NULL);
         _exit(127);
     }
     close(fd[1]);
     xvfb_pid = p;
     struct pollfd pf = { fd[0], POLLIN, 0 };
-    char num[32] = "";
     ssize_t got = 0;
-    if (poll(&pf, 1, 20000) == 1) got = read(fd[0], num, sizeof num - 1);
-    close(fd[0]);
-    NB_ASSERT_FATAL(got > 0, "Xvfb did not start (no display number within 20 s)");
-    num[got] = '\0';
+    if (poll(&pf, 1, 20000) == 1) got = read(fd[0], num, len - 1);
+    xvfb_fd = fd[0];
+    num[got > 0 ? got : 0] = '\0';
     num[strcspn(num, "\n")] = '\0';
+    for (int k = 0; got > 0 && k < 200; k++) {     /* it says it is ready: check */
+        if (x_answers(num)) return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+static void xvfb_down(void);
+
+/* An Xvfb of our own, DISPLAY pointing at it (three tries). */
+static void xvfb_up(void)
+{
+    char num[32] = "";
+    int ok = 0;
+    for (int t = 0; t < 3 && !ok; t++) {
+        ok = xvfb_start(num, sizeof num);
+        if (!ok) {
+            printf("       (Xvfb try %d: display '%s' did not answer)\n", t + 1, num);
+            xvfb_down();
+        }
+    }
+    NB_ASSERT_FATAL(ok, "Xvfb did not come up answering (3 tries)");
     char disp[40];
     snprintf(disp, sizeof disp, ":%s", num);
     setenv("DISPLAY", disp, 1);
@@ -555,6 +594,8 @@ static void xvfb_down(void)
         waitpid(xvfb_pid, NULL, 0);
         xvfb_pid = 0;
     }
+    if (xvfb_fd >= 0) close(xvfb_fd);
+    xvfb_fd = -1;
 }
 
 /* The view of the test step in a window of S x S, with the events ev. */
