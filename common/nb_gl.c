@@ -762,9 +762,12 @@ int nb_gl_fetch(nb_gl *g, nb_gl_feed *fd, const nb_step *step, void *ctx, nb_sta
     *downloaded = 0;
     if (!fd->tried) {
         fd->tried = 1;
+        const char *no = getenv("NB_GL_NO_INTEROP");
         if (!step->bodies)
             snprintf(fd->why, sizeof fd->why, "%s", step->probe ? "the step exposes no device bodies"
                                                                 : "a CPU step");
+        else if (no && *no)
+            snprintf(fd->why, sizeof fd->why, "NB_GL_NO_INTEROP is set");
         else if (!nb_glcuda_open)
             snprintf(fd->why, sizeof fd->why, "no CUDA-GL interop in this program");
         else {

@@ -92,7 +92,9 @@ void nb_gl_scales(nb_gl_scene *sc, const nb_state *s, const nb_render_view *v);
  * A GPU step with a bodies() hook has them copied on the device into the
  * GL buffers (CUDA-GL interop, common/nb_gl_cuda.cu) when the GL context is
  * on the CUDA device; otherwise -- a CPU step, Mesa, a failed registration
- * -- they are downloaded (step->download) and uploaded. */
+ * -- they are downloaded (step->download) and uploaded.  NB_GL_NO_INTEROP=1
+ * in the environment takes the host path on purpose (the GPU check compares
+ * the two paths' frames). */
 typedef struct nb_gl_feed {
     int   tried;            /* interop was tried */
     void *ic;               /* the interop state when it works, else NULL */

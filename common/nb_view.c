@@ -50,6 +50,10 @@ typedef struct view {
     nb_gl_scene   sc;
     nb_gl_camera  cam0;
     int           paused, step_req, quit, shot_req, finished, dirty;
+    int           bench;             /* frames still to draw back to back (bench:K) */
+    double       *bench_gpu, *bench_wall;
+    int           bench_n, bench_cap;
+    char          bench_report[2048];
     int           tree_ok, tree_on, tree_depth, tree_levels;
     int           dragging;
     double        mx, my;
@@ -168,6 +172,14 @@ static int dispatch(view *v, const char *t)
         key = t[0] >= 'a' && t[0] <= 'z' ? t[0] - 'a' + 'A' : t[0] == '+' ? K_KP_ADD : t[0];
     } else if (sscanf(t, "wait:%lf", &a) == 1 && a >= 0) {
         v->wait = (int)a;
+        return 0;
+    } else if (sscanf(t, "bench:%lf", &a) == 1 && a >= 1 && a <= 100000) {
+        v->bench = (int)a;
+        return 0;
+    } else if (sscanf(t, "depth:%lf", &a) == 1 && a >= 0 && a <= 64) {
+        v->tree_depth = (int)a;
+        v->tree_on = v->tree_ok;
+        v->dirty = 1;
         return 0;
     } else if (!strcmp(t, "close")) {
 #ifdef NB_HAVE_GLFW
@@ -437,6 +449,36 @@ static int loop(view *v)
     v->t0 = v->last_end = now_ms();
     v->dirty = 1;
     for (;;) {
+        if (v->bench > 0) {                      /* frames back to back, timed */
+            if (v->bench_n == v->bench_cap) {
+                int cap = v->bench_cap ? 2 * v->bench_cap : 256;
+                double *g = realloc(v->bench_gpu, cap * sizeof *g), *w = g ? realloc(v->bench_wall, cap * sizeof *w) : NULL;
+                if (g) v->bench_gpu = g;
+                if (!g || !w) return nb_fail(NB_EXIT_RUNTIME, "out of memory for bench:K");
+                v->bench_wall = w;
+                v->bench_cap = cap;
+            }
+            v->dirty = 1;
+            if ((rc = draw(v)))
+                return rc;
+            v->bench_gpu[v->bench_n] = nb_gl_draw_ms(v->gl, 1);
+            v->bench_wall[v->bench_n++] = v->frame_cost;
+            if (--v->bench == 0) {                /* the batch's line of the report */
+                size_t k = strlen(v->bench_report);
+                int n = v->bench_n;
+                double gpu = nb_median(v->bench_gpu, n), wl = nb_median(v->bench_wall, n);
+                char tree[48] = "";
+                if (v->tree_on && v->tree_depth >= 0) snprintf(tree, sizeof tree, ", tree to depth %d", v->tree_depth);
+                else if (v->tree_on) snprintf(tree, sizeof tree, ", tree: all levels");
+                snprintf(v->bench_report + k, sizeof v->bench_report - k,
+                         "    bench: %d frames of %dx%d back to back%s: GPU time per draw median "
+                         "%.3f ms (GL timer query), %.0f frames/s; whole frame (bodies%s in, draw, "
+                         "finish) median %.3f ms\n", n, v->w, v->h, tree, gpu,
+                         gpu > 0 ? 1000.0 / gpu : 0.0, v->tree_on ? " and cells" : "", wl);
+                v->bench_n = 0;
+            }
+            continue;
+        }
         /* events */
         if (v->tok) {
             if (v->wait > 0)
@@ -512,6 +554,12 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
                  nb_gl_feed_describe(&v.feed), (long long)v.shots, v.shots ? ", last " : "",
                  v.last_shot);
     }
+    if (report && len) {
+        size_t k = strlen(report);
+        snprintf(report + k, len - k, "%s", v.bench_report);
+    }
+    free(v.bench_gpu);
+    free(v.bench_wall);
     close_view(&v);
     return rc;
 }

@@ -25,7 +25,9 @@
  *       dispatched to the callbacks GLFW calls: a key (space, esc, left,
  *       right, up, down, or one character), drag:DX:DY (a mouse drag by
  *       DX, DY pixels), wheel:N, close (the window manager's close), or
- *       wait:K (K turns without an event).  When the events have run out
+ *       wait:K (K turns without an event); and two for measuring: depth:D
+ *       (the tree overlay on, down to depth D) and bench:K (K frames drawn
+ *       back to back, their GPU and wall times in the report).  When the events have run out
  *       and the run has all its steps or is paused, the view closes itself.
  *   NB_VIEW_HEADLESS=WxH  no window: the view draws into a W x H image of
  *       a headless context (nb_egl.h), with the events above (none: it
