@@ -278,8 +278,17 @@ static int take_shot(view *v)
         rc = nb_gl_read(v->gl, NB_GL_OFFSCREEN, v->w, v->h, rgb);
     if (!rc) {
         char why[1200];
-        snprintf(v->last_shot, sizeof v->last_shot, "nbody_%s_%06lld.png", v->sim->step->name,
-                 (long long)v->sim->done);
+        /* never over an existing file: a second shot of a step gets _1, _2, ... */
+        for (int k = 0; k < 1000; k++) {
+            if (k == 0)
+                snprintf(v->last_shot, sizeof v->last_shot, "nbody_%s_%06lld.png", v->sim->step->name,
+                         (long long)v->sim->done);
+            else
+                snprintf(v->last_shot, sizeof v->last_shot, "nbody_%s_%06lld_%d.png",
+                         v->sim->step->name, (long long)v->sim->done, k);
+            if (access(v->last_shot, F_OK) != 0)
+                break;
+        }
         if (nb_png_write(v->last_shot, rgb, v->w, v->h, why, sizeof why))
             rc = nb_fail(NB_EXIT_RUNTIME, "screenshot: %s", why);
         else

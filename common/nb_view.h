@@ -7,8 +7,10 @@
  * The window, and the keys that --help lists (NB_VIEW_KEYS_HELP): space
  * pause/resume, '.' one step, 't' tree overlay (tree codes), '[' / ']' its
  * depth, 'c' colour mode (mass per pixel, body mass, speed), 's'
- * screenshot (nbody_<program>_<step>.png in the current directory: the frame
- * --render draws at that step, without the heads-up line), 'r' reset the
+ * screenshot (nbody_<program>_<step>.png in the current directory, _1, _2
+ * ... added rather than overwrite a file: the frame --render draws at that
+ * step, from the camera and in the colour mode on screen, without the
+ * heads-up line), 'r' reset the
  * camera, arrows or a mouse drag rotate, '+' / '-' or the wheel zoom, 'q'
  * or Esc quit.  The heads-up line (on screen and in the title bar): step, t,
  * N, ms per step, G interactions/s, |dE/E0| (N <= NB_VIEW_ENERGY_MAX_N),
