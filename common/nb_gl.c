@@ -172,6 +172,21 @@ static int gl_check(const char *what)
     return 0;
 }
 
+/* The message of a shader that does not compile or a program that does
+ * not link, with the first line of GL's log; returns 0 (no object). */
+static GLuint gl_refused(GLuint obj, int is_program, const char *name)
+{
+    char log[512] = "";
+    if (is_program) glGetProgramInfoLog(obj, sizeof log, NULL, log);
+    else glGetShaderInfoLog(obj, sizeof log, NULL, log);
+    log[strcspn(log, "\n")] = '\0';
+    nb_fail(NB_EXIT_RUNTIME, "OpenGL: the %s %s: %s", name,
+            is_program ? "program does not link" : "shader does not compile", log);
+    if (is_program) glDeleteProgram(obj);
+    else glDeleteShader(obj);
+    return 0;
+}
+
 static GLuint shader(GLenum kind, const char *src, const char *name)
 {
     GLuint s = glCreateShader(kind);
@@ -179,15 +194,7 @@ static GLuint shader(GLenum kind, const char *src, const char *name)
     glCompileShader(s);
     GLint ok = 0;
     glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[512] = "";
-        glGetShaderInfoLog(s, sizeof log, NULL, log);
-        log[strcspn(log, "\n")] = '\0';
-        nb_fail(NB_EXIT_RUNTIME, "OpenGL: the %s shader does not compile: %s", name, log);
-        glDeleteShader(s);
-        return 0;
-    }
-    return s;
+    return ok ? s : gl_refused(s, 0, name);
 }
 
 static GLuint program(const char *vs, const char *fs, const char *name)
@@ -205,15 +212,7 @@ static GLuint program(const char *vs, const char *fs, const char *name)
     glDeleteShader(f);
     GLint ok = 0;
     glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[512] = "";
-        glGetProgramInfoLog(p, sizeof log, NULL, log);
-        log[strcspn(log, "\n")] = '\0';
-        nb_fail(NB_EXIT_RUNTIME, "OpenGL: the %s program does not link: %s", name, log);
-        glDeleteProgram(p);
-        return 0;
-    }
-    return p;
+    return ok ? p : gl_refused(p, 1, name);
 }
 
 /* A 256 x 1 RGB lookup texture of a colour map. */

@@ -870,16 +870,20 @@ static int same_file(const char *a, const char *b)
  * the state after exactly those 2 steps, the bits a plain 2-step run saves. */
 static void t_view_closed_saves(void)
 {
-    if (needs_missing_device()) {
-        printf("       (no device: the program exits 77 before the view; the refusals above ran)\n");
-        return;
-    }
     int cpu = (S->options & NB_OPT_CPU) != 0;
     char a[300], b[300];
     snprintf(a, sizeof a, "%s", nb_t_tmpfile(0, ".view.txt"));
     snprintf(b, sizeof b, "%s", nb_t_tmpfile(1, ".plain.txt"));
     remove(a);
     remove(b);
+    if (needs_missing_device()) {           /* the view does not hide a missing device */
+        setenv("NB_VIEW_HEADLESS", "96x96", 1);
+        char *argv[] = { (char *)BIN, "--view", "-n", "300", "-s", "5", "--save", a, NULL };
+        expect_exit(argv, NULL, 77, -1, WORDS("no usable CUDA device"));
+        unsetenv("NB_VIEW_HEADLESS");
+        NB_ASSERT(access(a, F_OK) != 0, "a run that had no device saved %s", a);
+        return;
+    }
     setenv("NB_VIEW_HEADLESS", "96x96", 1);
     setenv("NB_VIEW_EVENTS", "space . . close", 1);
     char *va[] = { (char *)BIN, "--view", "-n", "300", "-s", "50", "--save", a, cpu ? "--cpu" : NULL, NULL };
@@ -908,12 +912,17 @@ static void t_view_closed_saves(void)
  * library) the CPU splatter draws the same number of frames and says why. */
 static void t_render_says_renderer(void)
 {
-    if (needs_missing_device()) {
-        printf("       (no device: the program exits 77 before any frame)\n");
-        return;
-    }
     int cpu = (S->options & NB_OPT_CPU) != 0;
     char dir[300], f3[400];
+    if (needs_missing_device()) {           /* no device: 77 before any frame */
+        snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(0, ".frames"));
+        char *argv[] = { (char *)BIN, "-n", "500", "-s", "3", "--render", dir, NULL };
+        expect_exit(argv, NULL, 77, -1, WORDS("no usable CUDA device"));
+        snprintf(f3, sizeof f3, "%s/frame_000000.png", dir);
+        NB_ASSERT(access(f3, F_OK) != 0, "a run that had no device wrote %s", f3);
+        rmdir(dir);
+        return;
+    }
     for (int pass = 0; pass < 2; pass++) {
         snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(pass, ".frames"));
         if (pass) setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/vendor.json", 1);
