@@ -455,7 +455,8 @@ static int loop(view *v)
     nb_sim *sim = v->sim;
     const int64_t steps = sim->o->steps;
     int rc;
-    v->t0 = v->last_end = now_ms();
+    v->t0 = now_ms();
+    v->last_end = v->t0 - 1e9;                  /* the first frame at once */
     v->dirty = 1;
     for (;;) {
         if (v->bench > 0) {                      /* frames back to back, timed */
