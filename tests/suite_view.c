@@ -53,6 +53,7 @@ int usleep(unsigned int usec);
 #include "nb_gl.h"
 #endif
 
+#ifdef NB_HAVE_GL
 /* ---- the test step: rotation about z, a fixed tree ------------------------ */
 
 typedef struct fake {
@@ -159,6 +160,8 @@ static void far_state(nb_state *s, int64_t n, float m)
         s->vx[i] = s->vy[i] = s->vz[i] = 0.0f;
     }
 }
+
+#endif
 
 static const char *tmp_dir(int slot)
 {
