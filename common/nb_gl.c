@@ -755,13 +755,20 @@ extern int  nb_glcuda_cells(void *ic, unsigned buf, int64_t cap, const nb_cells 
 extern void nb_glcuda_close(void *ic) __attribute__((weak));
 
 int nb_gl_fetch(nb_gl *g, nb_gl_feed *fd, const nb_step *step, void *ctx, nb_state *s,
-               int tree_depth, int want_cells, int *downloaded)
+                int tree_depth, int want_cells, int *downloaded)
 {
     int rc;
     *downloaded = 0;
+    nb_bodies b;
+    memset(&b, 0, sizeof b);
+    /* bodies() first: it also makes the step's device (step06: GPU 0) current,
+     * where the buffers must be registered */
+    const char *no = getenv("NB_GL_NO_INTEROP");
+    int device = step->bodies && nb_glcuda_open && !(no && *no) && (!fd->tried || fd->ic);
+    if (device && (rc = step->bodies(ctx, &b)))
+        return rc;
     if (!fd->tried) {
         fd->tried = 1;
-        const char *no = getenv("NB_GL_NO_INTEROP");
         if (!step->bodies)
             snprintf(fd->why, sizeof fd->why, "%s", step->probe ? "the step exposes no device bodies"
                                                                 : "a CPU step");
@@ -779,9 +786,7 @@ int nb_gl_fetch(nb_gl *g, nb_gl_feed *fd, const nb_step *step, void *ctx, nb_sta
         }
     }
     if (fd->ic) {
-        nb_bodies b;
-        memset(&b, 0, sizeof b);
-        if ((rc = step->bodies(ctx, &b)) || (rc = nb_glcuda_bodies(fd->ic, &b)))
+        if ((rc = nb_glcuda_bodies(fd->ic, &b)))
             return rc;
     } else {
         if ((rc = step->download(ctx, s)))
