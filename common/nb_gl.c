@@ -139,7 +139,7 @@ static const char *fs_resolve =
     "    float lv = floor((log2(a.a) * 0.30102999566 - u_log.x) * 255.0 / (u_log.y - u_log.x) + 0.5);\n"
     "    lv = clamp(lv, 1.0, 255.0);\n"
     "    if (u_mode == 0) c = texelFetch(u_lut, ivec2(int(lv), 0), 0).rgb;\n"
-    "    else c = a.rgb / a.a * (lv / 255.0);\n"
+    "    else c = a.rgb / a.a * (0.4 + 0.6 * lv / 255.0);\n"
     "  }\n"
     "  if (texelFetch(u_mask, p, 0).r > 0.5) c += 0.5 * (u_line - c);\n"
     "  o = vec4(c, 1.0);\n"

@@ -13,7 +13,8 @@
  *     log scale of nb_render.c (level = 255 (log10 w - lo) / (hi - lo),
  *     clamped to [1, 255]); in the density mode the level picks the colour
  *     from the density map, exactly as the CPU splatter does, in the mass
- *     and speed modes the pixel's mean colour is dimmed by level / 255; the
+ *     and speed modes the pixel's mean colour is dimmed to 0.4 + 0.6 level /
+ *     255 (a lone light body stays visible, a core is full bright); the
  *     tree's mask blends it half way towards pale cyan, once.
  * Then the frame's facts (nb_annot.h) on top.  The camera is orthographic:
  * at yaw = pitch = 0 the image is the x-y plane seen from +z with +y up, the

@@ -64,7 +64,8 @@ typedef struct view {
     int           ntok, itok, wait;
     /* statistics */
     int64_t       frames, shots;
-    double        t0, last_end, frame_cost, frame_ms_sum, step_ms, inter_s, e0, de;
+    double        t0, last_end, frame_cost, cost_avg, frame_ms_sum, step_ms, inter_s, e0, de;
+    int64_t       e_done;            /* the step of the last |dE/E0|, -1 none */
     char          last_shot[512];
 } view;
 
@@ -332,9 +333,14 @@ static int draw(view *v)
         return rc;
     if (downloaded)
         v->sim->fresh = 1;
-    if (v->sim->fresh && v->sim->st->n <= NB_VIEW_ENERGY_MAX_N && v->e0 != 0) {
+    /* |dE/E0| from a fresh host copy: O(N^2), so at most once per 100 steps
+     * while running (and for each new state while paused) */
+    int64_t d = v->sim->done;
+    if (v->sim->fresh && v->sim->st->n <= NB_VIEW_ENERGY_MAX_N && v->e0 != 0 &&
+        (v->e_done < 0 || d - v->e_done >= 100 || ((v->paused || v->finished) && d != v->e_done))) {
         v->de = fabs((nb_energy(v->sim->st, v->sim->o->eps, NULL, NULL) - v->e0) / v->e0);
         v->sim->fresh = 0;
+        v->e_done = d;
     }
     v->sc.tree = v->tree_on;
     if (v->shot_req) {
@@ -371,6 +377,9 @@ static int draw(view *v)
     v->last_end = now_ms();
     v->frame_cost = v->last_end - t0;
     v->frame_ms_sum += v->frame_cost;
+    /* the pacing's cost: a running mean, without the first frame (warm-up) */
+    v->cost_avg = v->frames == 1 ? 0.0 : v->frames == 2 ? v->frame_cost
+                : 0.8 * v->cost_avg + 0.2 * v->frame_cost;
     return 0;
 }
 
@@ -383,6 +392,7 @@ static int open_view(view *v, nb_sim *sim)
     v->sim = sim;
     v->tree_depth = -1;
     v->de = -1;
+    v->e_done = -1;
     if (headless && *headless) {
         if (parse_size(headless, &v->w, &v->h))
             return nb_fail(NB_EXIT_USAGE, "NB_VIEW_HEADLESS: expected WxH in [16, 8192], got '%.40s'",
@@ -532,7 +542,7 @@ static int loop(view *v)
         /* a frame, when due */
         double since = now_ms() - v->last_end;
         double gap = v->paused || v->finished ? 1000.0 / 60
-                   : fmax(1000.0 / 60, v->frame_cost * (1.0 / NB_VIEW_BUDGET - 1.0));
+                   : fmin(NB_VIEW_SLOWEST_MS, fmax(1000.0 / 60, v->cost_avg * (1.0 / NB_VIEW_BUDGET - 1.0)));
         if (v->shot_req || (v->dirty && since >= gap)) {
             if ((rc = draw(v)))
                 return rc;

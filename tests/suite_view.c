@@ -455,7 +455,7 @@ static void t_colours_follow_legend(void)
             const unsigned char *p = rgb + 3 * ((size_t)row * S + col);
             double lm = log10(masses[b]);
             double level = floor((lm - v.log_lo) * 255.0 / (v.log_hi - v.log_lo) + 0.5);
-            double dim = mode == NB_COLOUR_DENSITY ? 1.0 : level / 255.0;
+            double dim = mode == NB_COLOUR_DENSITY ? 1.0 : 0.4 + 0.6 * level / 255.0;
             int best = -1;
             double bestd = 1e9;
             for (int i = 0; i < ll; i++) {
