@@ -890,6 +890,11 @@ static void t_view_closed_saves(void)
     int rc = nb_t_run(va, out, sizeof out, err, sizeof err, 120);
     unsetenv("NB_VIEW_HEADLESS");
     unsetenv("NB_VIEW_EVENTS");
+    if (rc == NB_EXIT_TODO) {               /* the student kit's blanked step */
+        NB_ASSERT(nb_t_count_lines(err) == 1, "exit 4 with %d stderr lines", nb_t_count_lines(err));
+        printf("       (the step is not implemented yet: exit 4, one line)\n");
+        return;
+    }
     if (rc == 2 && strstr(err, "not built")) {
         NB_ASSERT(nb_t_count_lines(err) == 1, "--view in a build without it: %d stderr lines",
                   nb_t_count_lines(err));
@@ -930,6 +935,11 @@ static void t_render_says_renderer(void)
                          "--render-size", "200", cpu ? "--cpu" : NULL, NULL };
         int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
         unsetenv("__EGL_VENDOR_LIBRARY_FILENAMES");
+        if (rc == NB_EXIT_TODO) {           /* the student kit's blanked step */
+            NB_ASSERT(nb_t_count_lines(err) == 1, "exit 4 with %d stderr lines", nb_t_count_lines(err));
+            printf("       (the step is not implemented yet: exit 4, one line)\n");
+            return;
+        }
         NB_ASSERT_FATAL(rc == 0, "--render: exit %d: %.200s", rc, err);
         NB_ASSERT(strstr(out, "frames: 4 written") != NULL, "the report does not say 'frames: 4 "
                   "written': %.300s", out);
