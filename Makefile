@@ -15,6 +15,8 @@
 # `make check-all` say so (NB_SKIPPED, tests/runners.mk); nothing fails.
 NB_TOP := .
 include tests/runners.mk
+CC ?= gcc
+include common/gl.mk
 STEPS   := $(NB_STEPS)
 # STEPS=... on the command line narrows every target to those steps
 RUNNERS  = $(call nb_runners,$(STEPS))
@@ -26,6 +28,8 @@ Q_MAKE := $(if $(filter 1,$(V)),,-s)
 .PHONY: all run help setup check-all grade-class deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
 all: deps $(STEPS)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
+	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
+	@$(if $(GL_FOUND),$(if $(GLFW_FOUND),,echo 'make: the --view window is left out ($(GLFW_WHY)); GL frames are built'))
 
 # common/ first, once: the steps (built in parallel with -j) only link it.
 common: deps

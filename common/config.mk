@@ -78,6 +78,12 @@ NB_MODE_FILE := $(TOP_DIR)/common/.build-mode
 NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)' ] || \
                   echo '$(NB_MODE)' > '$(NB_MODE_FILE)')
 
+# the OpenGL view (--view, GL frames): optional, see gl.mk.  Every program
+# links it where it is found (nb_main() offers --view to every step).
+include $(COMMON_DIR)gl.mk
+CFLAGS  += $(GL_CFLAGS) $(STB_CFLAGS)
+LDLIBS  += $(GL_LIBS)
+
 # libpng (frames, --render)
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS   := $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
@@ -99,7 +105,7 @@ GENCODE := -gencode=arch=compute_75,code=sm_75 \
            -gencode=arch=compute_90,code=compute_90
 endif
 NVCCFLAGS ?= -O3 -g -lineinfo
-NVCCFLAGS += -std=c++17 $(GENCODE) -ftz=true -I$(TOP_DIR)/common \
+NVCCFLAGS += -std=c++17 $(GENCODE) -ftz=true -I$(TOP_DIR)/common $(filter -I%,$(GL_CFLAGS)) \
              -Xcompiler -Wall,-Wextra,-fopenmp $(EXTRA_NVCCFLAGS)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 

@@ -4,11 +4,16 @@
  * -> host memory -> device memory -> a model's bodies (generated and
  * validated) -> step.init -> (--bench: warm-up, then per-step timing) or
  * plain steps -> --render frames -> download -> --check against the double
- * direct sum -> --save -> report -> stdout flushed and checked.
+ * direct sum -> --save -> report -> stdout flushed and checked.  --view runs
+ * the steps in the view's loop instead (nb_view.h), until the window closes
+ * or the steps are done; --check, --save and the report follow as usual.
+ * Frames (--render): drawn by the GL renderer through a headless context
+ * where one can be made, else by the CPU splatter (the report says which),
+ * and written by a writer thread (nb_frames.h).
  * A watchdog downloads the state after the first step, every NB_WATCH_EVERY
- * steps, at every frame and at the end: a non-finite position, velocity or
- * acceleration (--check) stops the run with exit 3, so that no run exits 0
- * with a non-finite state or saves one.
+ * steps, at every frame drawn from a host copy and at the end: a non-finite
+ * position, velocity or acceleration (--check) stops the run with exit 3,
+ * so that no run exits 0 with a non-finite state or saves one.
  * Human-readable results go to stdout (or one CSV line with --csv); errors are
  * one line on stderr, and the return value is the exit code. */
 #include <errno.h>
@@ -17,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "nb_annot.h"
+#include "nb_frames.h"
 #include "nb_ic.h"
 #include "nb_io.h"
 #include "nb_mem.h"
@@ -24,6 +31,7 @@
 #include "nb_step.h"
 #include "nb_validate.h"
 #include "nb_verify.h"
+#include "nb_view.h"
 
 #define NB_CSV_HEADER "step,n,steps,ic,seed,dt,eps,theta,block,threads,device,sms,clock_mhz," \
     "force_ms_med,force_ms_min,step_ms_med,step_ms_min,interactions,inter_per_s,gflops," \
@@ -73,7 +81,11 @@ typedef struct run_ctx {
     void *ctx;
     nb_state st;
     nb_render_view view;
-    int frame;
+    nb_sim sim;                  /* the run as the GL view and frames see it */
+    nb_frames *frames;           /* --render: the writer thread */
+    nb_glframes *gl;             /* --render through GL, or NULL: the CPU splatter */
+    char frames_how[1024];       /* what drew the frames (the report) */
+    char view_report[2048];      /* --view's lines of the report */
 } run_ctx;
 
 /* Download the state and stop on a non-finite value: 'done' steps so far. */
@@ -81,22 +93,102 @@ static int watch(run_ctx *r, int64_t done)
 {
     int rc = r->step->download(r->ctx, &r->st);
     if (rc) return rc;
+    r->sim.fresh = 1;
     char when[64];
     snprintf(when, sizeof when, "after step %lld", (long long)done);
     return nb_state_finite(&r->st, when);
 }
 
-static int render_now(run_ctx *r, int64_t done)
+/* The GL view's hooks into the run (nb_view.h). */
+static int sim_check(nb_sim *sim)
 {
-    int rc = watch(r, done);
-    if (rc) return rc;
-    nb_cells cells, *pc = NULL;
-    if (r->o->render_tree && r->step->cells) {
-        rc = r->step->cells(r->ctx, &cells);
-        if (rc) return rc;
-        pc = &cells;
+    run_ctx *r = sim->user;
+    char when[64];
+    snprintf(when, sizeof when, "after step %lld", (long long)sim->done);
+    return nb_state_finite(&r->st, when);
+}
+
+static int sim_advance(nb_sim *sim, nb_step_time *t)
+{
+    run_ctx *r = sim->user;
+    int rc = r->step->advance(r->ctx, 1, t);
+    sim->done++;
+    if (!rc && (sim->done == 1 || sim->done % NB_WATCH_EVERY == 0)) rc = watch(r, sim->done);
+    return rc;
+}
+
+/* A frame of the current step into the writer's next slot: through GL where
+ * a context was made, else the CPU splatter from a download (which the
+ * watchdog checks).  A frame the writer has no room for is dropped.
+ * *downloaded: r->st was downloaded and checked. */
+static int render_now(run_ctx *r, int *downloaded)
+{
+    *downloaded = 0;
+    unsigned char *rgb = nb_frames_slot(r->frames);
+    if (!rgb) return 0;
+    int rc, size = r->view.size;
+    if (r->gl) {
+        rc = nb_glframes_draw(r->gl, &r->sim, rgb, downloaded);
+        if (!rc && *downloaded) rc = sim_check(&r->sim);
+    } else {
+        rc = watch(r, r->sim.done);
+        *downloaded = 1;
+        nb_cells cells, *pc = NULL;
+        memset(&cells, 0, sizeof cells);
+        if (!rc && r->o->render_tree && r->step->cells) {
+            rc = r->step->cells(r->ctx, &cells);
+            pc = &cells;
+        }
+        if (!rc) rc = nb_render_rgb(&r->view, &r->st, pc, rgb);
+        if (!rc) {
+            nb_facts f;
+            nb_annot a = { NULL, 0, 0 };
+            nb_view_facts(&f, &r->sim, &r->view, size);
+            rc = nb_annot_build(&a, size, size, &f);
+            if (!rc) nb_annot_fill(&a, rgb, size, size);
+            nb_annot_free(&a);
+        }
     }
-    return nb_render_frame(&r->view, r->o->render_dir, r->frame++, &r->st, pc);
+    if (!rc) nb_frames_submit(r->frames);
+    return rc;
+}
+
+/* --render: the view, the writer thread, GL if a context can be made. */
+static int frames_open(run_ctx *r)
+{
+    const nb_options *o = r->o;
+    int rc = nb_render_setup(&r->view, &r->st, o->render_size, o->render_dir);
+    if (!rc) rc = nb_frames_open(&r->frames, o->render_dir, o->render_size, o->render_size);
+    if (rc) return rc;
+    if (nb_glframes_open(&r->gl, &r->sim, &r->view)) {
+        r->gl = NULL;
+        snprintf(r->frames_how, sizeof r->frames_how, "the CPU splatter (no GL context: %.900s)",
+                 nb_errmsg());
+        nb_clear_error();
+    }
+    return 0;
+}
+
+/* Stop the writer (after the frames it has are written) and say what drew them. */
+static int frames_close(run_ctx *r, int rc)
+{
+    if (!r->frames) return rc;
+    if (r->gl) snprintf(r->frames_how, sizeof r->frames_how, "%s", nb_glframes_describe(r->gl));
+    nb_glframes_close(r->gl);
+    r->gl = NULL;
+    int64_t written = 0, dropped = 0;
+    char keep[1100];
+    snprintf(keep, sizeof keep, "%s", rc ? nb_errmsg() : "");
+    int wrc = nb_frames_close(r->frames, &written, &dropped);
+    r->frames = NULL;
+    char how[1024];
+    snprintf(how, sizeof how, "%s", r->frames_how);
+    snprintf(r->frames_how, sizeof r->frames_how, "  frames: %lld written to %.200s, %lld dropped "
+             "(the writer was behind), drawn by %.600s\n", (long long)written, r->o->render_dir,
+             (long long)dropped, how);
+    if (r->o->csv) fprintf(stderr, "%s: %s", r->step->name, r->frames_how + 2);
+    if (rc) return nb_fail(rc, "%s", keep);     /* the first error wins */
+    return wrc;
 }
 
 static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, double energy[2])
@@ -109,32 +201,42 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     if (want_energy) e0 = nb_energy(&r->st, o->eps, NULL, NULL);
 
     if ((rc = step->init(&r->ctx, &r->st, o))) return rc;
-    if (o->render_dir) {
-        if ((rc = nb_render_setup(&r->view, &r->st, o->render_size, o->render_dir))) return rc;
-        if ((rc = render_now(r, 0))) return rc;
-    }
-    nb_step_time *times = NULL;
+    r->sim = (nb_sim){ step, r->ctx, &r->st, o, 0, 0, sim_advance, sim_check, r };
     int64_t done = 0;
-    if (o->bench) {
-        if (o->warmup > 0 && (rc = step->advance(r->ctx, o->warmup, NULL))) return rc;
-        done = o->warmup;
-        times = calloc((size_t)(o->steps > 0 ? o->steps : 1), sizeof *times);
-        if (!times) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    }
-    nb_progress prog;
-    nb_progress_start(&prog, step->name, o->steps);
-    for (int k = 0; k < o->steps; k++) {
-        rc = step->advance(r->ctx, 1, times ? &times[k] : NULL);
-        done++;
-        if (!rc && o->render_dir && (k + 1) % o->render_every == 0) rc = render_now(r, done);
-        else if (!rc && k + 1 < o->steps && (k == 0 || (k + 1) % NB_WATCH_EVERY == 0)) rc = watch(r, done);
-        if (rc) { free(times); return rc; }
-        nb_progress_update(&prog, k + 1);
-    }
-    nb_progress_end(&prog);
-    if (times) {
-        nb_bench_summarize(times, o->steps, bench);
-        free(times);
+    if (o->view) {
+        if ((rc = nb_view_run(&r->sim, r->view_report, sizeof r->view_report))) return rc;
+        done = r->sim.done;
+    } else {
+        if (o->render_dir) {
+            int downloaded;
+            if ((rc = frames_open(r)) || (rc = render_now(r, &downloaded))) return frames_close(r, rc);
+        }
+        nb_step_time *times = NULL;
+        if (o->bench) {
+            if (o->warmup > 0 && (rc = step->advance(r->ctx, o->warmup, NULL))) return rc;
+            done = o->warmup;
+            times = calloc((size_t)(o->steps > 0 ? o->steps : 1), sizeof *times);
+            if (!times) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+        }
+        nb_progress prog;
+        nb_progress_start(&prog, step->name, o->steps);
+        for (int k = 0; k < o->steps; k++) {
+            rc = step->advance(r->ctx, 1, times ? &times[k] : NULL);
+            done++;
+            r->sim.done = done;
+            int downloaded = 0;
+            if (!rc && o->render_dir && (k + 1) % o->render_every == 0) rc = render_now(r, &downloaded);
+            if (!rc && !downloaded && k + 1 < o->steps && (k == 0 || (k + 1) % NB_WATCH_EVERY == 0))
+                rc = watch(r, done);
+            if (rc) { free(times); return frames_close(r, rc); }
+            nb_progress_update(&prog, k + 1);
+        }
+        nb_progress_end(&prog);
+        if ((rc = frames_close(r, 0))) { free(times); return rc; }
+        if (times) {
+            nb_bench_summarize(times, o->steps, bench);
+            free(times);
+        }
     }
     if ((rc = watch(r, done))) return rc;
     if (o->check) {
@@ -203,7 +305,7 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
     const char *which = !step->cpu_variant ? "" : o.cpu ? " with --cpu" : " without --cpu";
     if (o.cpu && step->cpu_variant) step = step->cpu_variant;   /* from here on, one table */
-    if ((rc = nb_options_fit(&o, step->options, prog, which))) {
+    if ((rc = nb_options_fit(&o, step->options, prog, which)) || (rc = nb_view_usable(&o))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         return rc;
     }
@@ -266,6 +368,8 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
             printf("  cpu %s, %d thread%s\n", info.device, info.sms, info.sms == 1 ? "" : "s");
         if (info.tree_nodes)
             printf("  tree: %lld cells, depth %d\n", (long long)info.tree_nodes, info.tree_depth);
+        fputs(r.frames_how, stdout);
+        fputs(r.view_report, stdout);
         if (o.bench) {
             printf("  bench: %d timed steps after %d warm-up step%s (%s)\n",
                    bench.count, o.warmup, o.warmup == 1 ? "" : "s",

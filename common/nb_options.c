@@ -18,6 +18,7 @@
 #include "nb_error.h"
 #include "nb_ic.h"
 #include "nb_options.h"
+#include "nb_view.h"
 
 #define NB_VERSION "nbody-lab 1.1"
 
@@ -144,6 +145,10 @@ static const opt_row nb_opts[] = {
     { .name = "render-tree", .kind = K_FLAG, .field = F(render_tree), .steps = NB_OPT_RENDER_TREE,
       .owner = "the tree codes, step05_barneshut and step06_multigpu",
       .help = "draw the octree's cells over the frames" },
+    { .name = "view", .kind = K_FLAG, .field = F(view),
+      .help = "watch the run live in a window (OpenGL; keys below); not with --bench, --csv, --render" },
+    { .name = "view-size", .kind = K_STR, .field = F(view_size), .def.s = "1024x768", .meta = "WxH",
+      .help = "the window's size in pixels, each in [64, 8192]" },
     { .name = "help", .shrt = 'h', .kind = K_HELP, .field = NO_FIELD,
       .help = "print this help and exit" },
     { .name = "version", .kind = K_VERSION, .field = NO_FIELD, .help = "print the version and exit" },
@@ -201,6 +206,7 @@ void nb_print_help(FILE *out, const char *prog, unsigned options)
         if (*def) fprintf(out, " (default: %s)", def);
         fputc('\n', out);
     }
+    fprintf(out, "\n%s", NB_VIEW_KEYS_HELP);
     fprintf(out, "\nexit codes: 0 ok, 1 --check failed, 2 bad usage or input, 3 runtime failure\n"
                  "(CUDA error, out of memory, I/O), 4 step not implemented yet, 77 no usable CUDA device\n");
 }
@@ -266,6 +272,23 @@ int nb_options_fit(const nb_options *o, unsigned options, const char *prog, cons
     return 0;
 }
 
+/* "WxH": two decimal numbers of at most 5 digits and an 'x', nothing else. */
+static int parse_wxh(const char *s, int *w, int *h)
+{
+    int v[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++) {
+        int digits = 0;
+        for (; *s >= '0' && *s <= '9'; s++, digits++)
+            if (digits < 5) v[k] = 10 * v[k] + (*s - '0');
+        if (digits == 0 || digits > 5 || *s != (k ? '\0' : 'x'))
+            return -1;
+        s++;
+    }
+    *w = v[0];
+    *h = v[1];
+    return 0;
+}
+
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
 {
     nb_options_default(o);
@@ -322,6 +345,16 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
     if (o->csv_header) o->csv = 1;
     if (o->render_tree && !o->render_dir)
         return nb_fail(NB_EXIT_USAGE, "--render-tree needs --render DIR");
+    if (parse_wxh(o->view_size, &o->view_w, &o->view_h) || o->view_w < 64 || o->view_h < 64 ||
+        o->view_w > 8192 || o->view_h > 8192)
+        return nb_fail(NB_EXIT_USAGE, "--view-size: expected WxH with W and H in [64, 8192], got '%.40s'",
+                       o->view_size);
+    if (o->view && (o->bench || o->csv))
+        return nb_fail(NB_EXIT_USAGE, "--view does not combine with %s: a timed or machine-read run "
+                       "draws no window", o->bench ? "--bench" : "--csv");
+    if (o->view && o->render_dir)
+        return nb_fail(NB_EXIT_USAGE, "--view does not combine with --render DIR (the view's s key "
+                       "saves the frame on screen)");
     if (!nb_ic_is_model(o->ic) && !strncmp(o->ic, "tipsy:", 6) && !o->ic[6])
         return nb_fail(NB_EXIT_USAGE, "--ic: 'tipsy:' needs a file name (tipsy:FILE)");
     return 0;

@@ -55,6 +55,9 @@ typedef struct nb_options {
     int         render_tree;  /* --render-tree */
     int         render_size;  /* --render-size P */
     int         gpus;         /* --gpus P; 0: every visible GPU */
+    int         view;         /* --view: the live window */
+    const char *view_size;    /* --view-size WxH */
+    int         view_w, view_h;   /* parsed from view_size */
     unsigned    given;        /* NB_OPT_* bits of the step-specific options on the command line */
     /* Not on the command line: set by tests. */
     int         poison;       /* GPU steps fill output buffers with NaN before each kernel */

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "nb_error.h"
 #include "nb_render.h"
@@ -228,15 +229,40 @@ static const unsigned char ramp[7][3] = {
     { 255, 250, 215 },   /* pale yellow-white: the cores */
 };
 
-static void colour(unsigned char level, unsigned char rgb[3])
+/* Colours by value (the GL view's mass and speed modes): bright at every
+ * value, so that a pixel's brightness can still tell its density: blue,
+ * cyan, near-white, orange, red at 0, 1/4, ..., 1. */
+static const unsigned char attr_ramp[5][3] = {
+    {  70, 110, 255 },
+    {  60, 215, 255 },
+    { 235, 235, 225 },
+    { 255, 170,  50 },
+    { 255,  60,  40 },
+};
+
+static void interpolate(const unsigned char (*r)[3], int segments, unsigned char level,
+                        unsigned char rgb[3])
 {
-    double t = level / 255.0 * 6.0;
+    double t = level / 255.0 * segments;
     int k = (int)t;
-    if (k >= 6)
-        k = 5;
+    if (k >= segments)
+        k = segments - 1;
     double f = t - k;
     for (int c = 0; c < 3; c++)
-        rgb[c] = (unsigned char)lrint(ramp[k][c] + f * (ramp[k + 1][c] - ramp[k][c]));
+        rgb[c] = (unsigned char)lrint(r[k][c] + f * (r[k + 1][c] - r[k][c]));
+}
+
+void nb_render_colour(int mode, unsigned char level, unsigned char rgb[3])
+{
+    if (mode == NB_COLOUR_DENSITY)
+        interpolate(ramp, 6, level, rgb);
+    else
+        interpolate(attr_ramp, 4, level, rgb);
+}
+
+static void colour(unsigned char level, unsigned char rgb[3])
+{
+    nb_render_colour(NB_COLOUR_DENSITY, level, rgb);
 }
 
 /* ---- tree overlay ------------------------------------------------------- */
@@ -284,55 +310,89 @@ static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned cha
 
 /* ---- PNG ---------------------------------------------------------------- */
 
-static int write_png(const char *path, const unsigned char *rgb, int size)
+/* Write rgb (w x h, 3 bytes a pixel, row 0 on top) as a PNG to path,
+ * atomically: a temporary file in the same directory, fsync, rename.  On
+ * failure why gets one line and path does not exist (or keeps its old
+ * contents). */
+int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return nb_fail(NB_EXIT_RUNTIME, "--render: cannot write %s: %s", path, strerror(errno));
+    size_t plen = strlen(path) + 16;
+    char *tmp = malloc(plen);
+    png_bytep *rows = malloc((size_t)h * sizeof *rows);
+    if (!tmp || !rows) {
+        free(tmp); free(rows);
+        snprintf(why, len, "out of memory writing %s", path);
+        return NB_EXIT_RUNTIME;
+    }
+    snprintf(tmp, plen, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
+        free(tmp); free(rows);
+        return NB_EXIT_RUNTIME;
+    }
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
-    png_bytep *rows = malloc((size_t)size * sizeof *rows);
-    if (!png || !info || !rows) {
-        png_destroy_write_struct(&png, &info);
-        free(rows);
-        fclose(f);
-        return nb_fail(NB_EXIT_RUNTIME, "--render: out of memory writing %s", path);
+    int ok = png && info;
+    if (ok && setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
+        ok = 0;
+    } else if (ok) {
+        png_init_io(png, f);
+        png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
+                     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+        png_set_compression_level(png, 6);
+        for (int r = 0; r < h; r++)
+            rows[r] = (png_bytep)(rgb + (size_t)3 * w * r);
+        png_write_info(png, info);
+        png_write_image(png, rows);
+        png_write_end(png, NULL);
     }
-    if (setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
-        png_destroy_write_struct(&png, &info);
-        free(rows);
-        fclose(f);
-        return nb_fail(NB_EXIT_RUNTIME, "--render: libpng could not write %s (disk full?)", path);
-    }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, (png_uint_32)size, (png_uint_32)size, 8, PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_compression_level(png, 6);
-    for (int r = 0; r < size; r++)
-        rows[r] = (png_bytep)(rgb + (size_t)3 * size * r);
-    png_write_info(png, info);
-    png_write_image(png, rows);
-    png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     free(rows);
-    if (fclose(f) != 0)
-        return nb_fail(NB_EXIT_RUNTIME, "--render: error writing %s: %s", path, strerror(errno));
+    int err = 0;
+    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+        err = errno;
+    if (fclose(f) != 0 && ok && !err)
+        err = errno;
+    if (ok && !err && rename(tmp, path) != 0)
+        err = errno;
+    if (!ok || err) {
+        remove(tmp);
+        snprintf(why, len, "error writing %s: %s", path,
+                 err ? strerror(err) : "libpng could not write it (disk full?)");
+        free(tmp);
+        return NB_EXIT_RUNTIME;
+    }
+    free(tmp);
     return 0;
 }
 
-int nb_render_frame(const nb_render_view *v, const char *dir, int frame,
-                    const nb_state *s, const nb_cells *cells)
+unsigned char *nb_png_read(const char *path, int *w, int *h)
 {
-    if (frame < 0 || frame > 999999)
-        return nb_fail(NB_EXIT_RUNTIME, "--render: frame number %d out of range 0..999999", frame);
-    size_t np = (size_t)v->size * (size_t)v->size;
-    unsigned char *lev = malloc(np), *rgb = malloc(3 * np);
-    size_t plen = strlen(dir) + 32;
-    char *path = malloc(plen);
-    if (!lev || !rgb || !path) {
-        free(lev); free(rgb); free(path);
-        return nb_fail(NB_EXIT_RUNTIME, "out of memory: a %dx%d frame", v->size, v->size);
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, path))
+        return NULL;
+    im.format = PNG_FORMAT_RGB;
+    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
+    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(&im);
+        return NULL;
     }
+    *w = (int)im.width;
+    *h = (int)im.height;
+    return buf;
+}
+
+int nb_render_rgb(const nb_render_view *v, const nb_state *s, const nb_cells *cells,
+                  unsigned char *rgb)
+{
+    size_t np = (size_t)v->size * (size_t)v->size;
+    unsigned char *lev = malloc(np);
+    if (!lev)
+        return nb_fail(NB_EXIT_RUNTIME, "out of memory: a %dx%d frame", v->size, v->size);
     int rc = nb_render_density(v, s, lev);
     if (!rc) {
         unsigned char lut[256][3];
@@ -344,9 +404,31 @@ int nb_render_frame(const nb_render_view *v, const char *dir, int frame,
             memset(lev, 0, np);         /* reused as the overlay's mask */
             overlay(v, cells, rgb, lev);
         }
-        snprintf(path, plen, "%s/frame_%06d.png", dir, frame);
-        rc = write_png(path, rgb, v->size);
     }
-    free(lev); free(rgb); free(path);
+    free(lev);
+    return rc;
+}
+
+int nb_render_frame(const nb_render_view *v, const char *dir, int frame,
+                    const nb_state *s, const nb_cells *cells)
+{
+    if (frame < 0 || frame > 999999)
+        return nb_fail(NB_EXIT_RUNTIME, "--render: frame number %d out of range 0..999999", frame);
+    size_t np = (size_t)v->size * (size_t)v->size;
+    unsigned char *rgb = malloc(3 * np);
+    size_t plen = strlen(dir) + 32;
+    char *path = malloc(plen);
+    if (!rgb || !path) {
+        free(rgb); free(path);
+        return nb_fail(NB_EXIT_RUNTIME, "out of memory: a %dx%d frame", v->size, v->size);
+    }
+    int rc = nb_render_rgb(v, s, cells, rgb);
+    if (!rc) {
+        char why[1200];
+        snprintf(path, plen, "%s/frame_%06d.png", dir, frame);
+        if (nb_png_write(path, rgb, v->size, v->size, why, sizeof why))
+            rc = nb_fail(NB_EXIT_RUNTIME, "--render: %s", why);
+    }
+    free(rgb); free(path);
     return rc;
 }

@@ -30,6 +30,23 @@ int nb_render_frame(const nb_render_view *v, const char *dir, int frame,
                     const nb_state *s, const nb_cells *cells);
 /* The density image alone (size*size bytes, 0..255), for tests. */
 int nb_render_density(const nb_render_view *v, const nb_state *s, unsigned char *img);
+/* The frame as RGB (3*size*size bytes, row 0 on top), without writing it. */
+int nb_render_rgb(const nb_render_view *v, const nb_state *s, const nb_cells *cells,
+                  unsigned char *rgb);
+/* PNG of an RGB image (w x h, row 0 on top) written atomically (temporary
+ * file, fsync, rename); NB_EXIT_RUNTIME with one line in why on failure. */
+int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len);
+
+/* A PNG decoded as 8-bit RGB (malloc'ed, row 0 on top), or NULL. */
+unsigned char *nb_png_read(const char *path, int *w, int *h);
+
+/* Colour modes: the density frames of this module (colour by mass per
+ * pixel), and the GL view's colour by body mass or speed (brightness by
+ * mass per pixel). */
+enum { NB_COLOUR_DENSITY = 0, NB_COLOUR_MASS = 1, NB_COLOUR_SPEED = 2, NB_COLOUR_MODES = 3 };
+/* The colour of a level 0..255 in mode's colour map (the legend's colours;
+ * the GL renderer builds its lookup tables from it). */
+void nb_render_colour(int mode, unsigned char level, unsigned char rgb[3]);
 
 #ifdef __cplusplus
 }

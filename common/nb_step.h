@@ -30,12 +30,28 @@ typedef struct nb_run_info {
     int     tree_depth;       /* tree code: depth of the last tree, else 0 */
 } nb_run_info;
 
-/* Octree cells for the tree overlay (--render-tree): cube centres and half
- * sizes, count entries each, owned by the step (valid until the next call). */
+/* Octree cells for the tree overlay (--render-tree, the view's `t`): cube
+ * centres and half sizes, count entries each, owned by the step (valid until
+ * the next call); cell 0 is the root.  Element k of cx is cx[k * stride]
+ * (stride 0 counts as 1).  on_device: the caller sets it to 1 to accept
+ * device pointers (the GL view copies them on the GPU); the step sets it to
+ * 1 if the pointers are device pointers, else 0. */
 typedef struct nb_cells {
     int64_t      count;
     const float *cx, *cy, *cz, *half;
+    int          stride;
+    int          on_device;
 } nb_cells;
+
+/* The current bodies where a GPU step keeps them, for the GL view to copy on
+ * the device (CUDA-GL interop) instead of through the host: element i of x
+ * is x[i * pos_stride] (y, z likewise), of m m[i * m_stride], of vx
+ * vx[i * vel_stride]; device pointers on the current CUDA device. */
+typedef struct nb_bodies {
+    int64_t      n;
+    const float *x, *y, *z, *m, *vx, *vy, *vz;
+    int          pos_stride, m_stride, vel_stride;
+} nb_bodies;
 
 typedef struct nb_step {
     const char *name;          /* "step03_float4" */
@@ -80,6 +96,10 @@ typedef struct nb_step {
      * (runs that use a device only: steps with a probe, not with --cpu). */
     double host_bytes_per_body;
     double device_bytes_per_body;
+    /* GPU steps: where the current bodies are on the device (the view
+     * draws them without a host copy); may be NULL: the view then draws
+     * what download() gives. */
+    int  (*bodies)(void *ctx, nb_bodies *out);
 } nb_step;
 
 /* Defaults for a step that leaves the fields 0: generous, so that a step

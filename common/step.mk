@@ -26,6 +26,13 @@ EXTRA_LIBS := $(CUDA_LIBS) -lstdc++
 endif
 # PNG frames come with common/ (nb_render.c).
 EXTRA_LIBS += $(PNG_LIBS)
+# A GPU step's view copies its bodies on the device (common/nb_gl_cuda.cu,
+# which nb_gl.c refers to weakly: -u pulls it out of libnbcuda.a).
+ifneq ($(strip $(CU_SRCS)),)
+ifneq ($(GL_FOUND),)
+EXTRA_LIBS += -Wl,-u,nb_glcuda_open
+endif
+endif
 
 .PHONY: all check clean common FORCE
 all: nbody $(EXTRA_PROGRAMS)

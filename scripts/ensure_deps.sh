@@ -19,8 +19,9 @@
 # README's set-up and .ci/run name every package of `--list all`.
 set -euo pipefail
 cc=${CC:-gcc}
-# The view's GL packages (the real-time viewer): its engineer fills this in.
-VIEW_PKGS=()
+# The view's GL packages: GLFW, EGL/OpenGL (glvnd), Mesa's llvmpipe for EGL and
+# GLX, stb_easy_font.h, and Xvfb, which the view tests start for themselves.
+VIEW_PKGS=(libglfw3-dev libegl-dev libopengl-dev libgl-dev libegl-mesa0 libglx-mesa0 libgl1-mesa-dri libstb-dev xvfb)
 ALL=(png cunit gnuplot ffmpeg chromium view)
 
 pkgs_of() {

@@ -180,6 +180,15 @@ static int gpu_download(void *p, nb_state *s)
     return NB_OK;
 }
 
+/* The bodies on the device, for the GL view (nb_step.h). */
+static int gpu_bodies(void *p, nb_bodies *b)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    *b = (nb_bodies){ c->n, &c->pos->x, &c->pos->y, &c->pos->z, c->mass,
+                      &c->vel->x, &c->vel->y, &c->vel->z, 3, 1, 3 };
+    return NB_OK;
+}
+
 static void gpu_info(void *p, nb_run_info *info)
 {
     gpu_ctx *c = (gpu_ctx *)p;
@@ -204,5 +213,5 @@ extern "C" const nb_step nb_step02_naive = {
     "step02_naive", "the port to CUDA: one thread per body, float3, global memory",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     NULL, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY,
+    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies,
 };

@@ -654,6 +654,15 @@ static int gpu_download(void *p, nb_state *s)
     return nb_cuda_download_float4(c->pos, c->vel, c->n, c->host, s);
 }
 
+/* The bodies on the device, for the GL view (nb_step.h). */
+static int gpu_bodies(void *p, nb_bodies *b)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    *b = (nb_bodies){ c->n, &c->pos->x, &c->pos->y, &c->pos->z, &c->pos->w,
+                      &c->vel->x, &c->vel->y, &c->vel->z, 4, 4, 3 };
+    return NB_OK;
+}
+
 static void gpu_info(void *p, nb_run_info *info)
 {
     gpu_ctx *c = (gpu_ctx *)p;
@@ -701,5 +710,5 @@ extern "C" const nb_step nb_step04_tuned = {
     "each pair once",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     gpu_report, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY,
+    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies,
 };

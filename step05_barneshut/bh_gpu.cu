@@ -757,6 +757,15 @@ static int gpu_download(void *ctx, nb_state *s)
     return 0;
 }
 
+/* The bodies on the device, for the GL view (nb_step.h). */
+static int gpu_bodies(void *ctx, nb_bodies *b)
+{
+    bh_gpu *g = (bh_gpu *)ctx;
+    const float *p = (const float *)g->d.pos;
+    *b = (nb_bodies){ g->d.n, p, p + 1, p + 2, p + 3, g->d.vx, g->d.vy, g->d.vz, 4, 4, 1 };
+    return 0;
+}
+
 static void gpu_info(void *ctx, nb_run_info *info)
 {
     bh_gpu *g = (bh_gpu *)ctx;
@@ -786,6 +795,11 @@ static int gpu_cells(void *ctx, nb_cells *out)
 {
     bh_gpu *g = (bh_gpu *)ctx;
     size_t c = (size_t)g->hst.ncells;
+    if (out->on_device) {           /* the GL view copies the cubes on the device */
+        const float *f = (const float *)g->d.geom;
+        *out = (nb_cells){ (int64_t)c, f, f + 1, f + 2, f + 3, 4, 1 };
+        return 0;
+    }
     float4 *h = (float4 *)staging(g, c * sizeof(float4), "tree cells");
     if (!h) return NB_EXIT_RUNTIME;
     float *f = (float *)realloc(g->hcells, 4 * c * sizeof(float));
@@ -959,5 +973,5 @@ extern "C" const nb_step nb_step05_gpu = {
     "(--cpu: CPU tree code)",
     BH_STEP_OPTIONS, 1, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     gpu_report, gpu_cells, gpu_destroy, &nb_step05_cpu,
-    GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY,
+    GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY, gpu_bodies,
 };

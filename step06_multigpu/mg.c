@@ -721,14 +721,29 @@ static int mg_advance(void *ctx, int steps, nb_step_time *times)
     return 0;
 }
 
-static int mg_download(void *ctx, nb_state *s)
+/* Every GPU's bodies gathered on GPU 0, which is then the current device. */
+static int gather0(mg *m)
 {
-    mg *m = (mg *)ctx;
     int rc = tell_followers(m, OP_DOWNLOAD, 0, 0);
     mg_call c = { OP_DOWNLOAD, 0, 0, NULL, NULL };
     if (rc || (rc = run_all(m, &c))) return rc;
     NB_CUDA(cudaSetDevice(m->g[0].dev));
-    return nb_step05_gpu.download(m->g[0].bh, s);
+    return 0;
+}
+
+static int mg_download(void *ctx, nb_state *s)
+{
+    mg *m = (mg *)ctx;
+    int rc = gather0(m);
+    return rc ? rc : nb_step05_gpu.download(m->g[0].bh, s);
+}
+
+/* The bodies on GPU 0 after the same gather as download(), for the GL view. */
+static int mg_bodies(void *ctx, nb_bodies *b)
+{
+    mg *m = (mg *)ctx;
+    int rc = gather0(m);
+    return rc ? rc : nb_step05_gpu.bodies(m->g[0].bh, b);
 }
 
 static void mg_info(void *ctx, nb_run_info *info)
@@ -902,5 +917,5 @@ const nb_step nb_step06_multigpu = {
     "NCCL all-gathers",
     MG_STEP_OPTIONS, 1, mg_probe, mg_init, mg_accel, mg_advance, mg_download, mg_info,
     mg_report, mg_cells, mg_destroy, NULL,
-    MG_HOST_BYTES_PER_BODY, MG_DEVICE_BYTES_PER_BODY,
+    MG_HOST_BYTES_PER_BODY, MG_DEVICE_BYTES_PER_BODY, mg_bodies,
 };

@@ -5,6 +5,7 @@
 extern const char *nb_harness_self;
 int nb_harness_selftest(const char *mode);
 void nb_suite_docs_register(void);
+void nb_suite_view_register(void);     /* suite_view.c: the GL view, the frame writer */
 
 int main(int argc, char **argv)
 {
@@ -15,5 +16,6 @@ int main(int argc, char **argv)
     nb_suite_tipsy_register();
     nb_suite_render_register();
     nb_suite_docs_register();
+    nb_suite_view_register();
     return nb_grade_main("common", argc, argv);
 }

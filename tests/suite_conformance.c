@@ -5,7 +5,10 @@
  *   cli          the step's program: bad input refused, help, no device, and
  *                hostile input refused cleanly (values out of float's range,
  *                directories, NUL bytes, endless lines, a FIFO, a huge TIPSY
- *                header, too little host memory, results to a full device).
+ *                header, too little host memory, results to a full device);
+ *                the view: --view refused with --bench, --csv and --render
+ *                and without a display, a view closed mid-run that still
+ *                saves the state of its steps, --render naming its renderer.
  * A program with a --cpu variant (step05) registers both of its tables:
  * "conformance (gpu)" and "cli" for its own, "conformance (cpu)" for the
  * variant, whose program runs get --cpu.  A program run two ways (step06 on
@@ -882,7 +885,8 @@ static void t_help(void)
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
     NB_ASSERT(rc == 0, "--help: exit %d, expected 0", rc);
     const char *must[] = { "--bodies", "--steps", "--dt", "--eps", "--ic", "--seed", "--check",
-                           "--bench", "--csv", "--save", "--help", "--version", "default" };
+                           "--bench", "--csv", "--save", "--help", "--version", "default",
+                           "--view", "space pause", "s screenshot", "q or Esc quit" };
     for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
         NB_ASSERT(strstr(out, must[k]) != NULL, "--help does not mention '%s'", must[k]);
     NB_ASSERT(err[0] == '\0', "--help wrote to stderr: %.120s", err);
@@ -905,6 +909,138 @@ static void t_no_device(void)
     NB_ASSERT(rc == 77 && nb_t_count_lines(err) == 1 && strstr(err, "fake: no GPU here"),
               "NB_FAKE_NO_DEVICE: exit %d, %d stderr lines; expected 77, one line with the reason: %.100s",
               rc, nb_t_count_lines(err), err);
+}
+
+/* ---- cli: the live view (--view) and the frames (--render) ---- */
+
+static void t_view_refused(void)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(0, ".d"));
+    BAD("--view", "--bench");
+    BAD("--view", "--csv");
+    BAD("--view", "--csv-header");
+    BAD("--view", "--render", dir);
+    BAD("--view-size", "12x");
+    BAD("--view-size", "640x32");
+    BAD("--view-size", " 640x480");
+    BAD("--view-size", "640x480x");
+    BAD("--view-size", "+640x480");
+}
+
+/* No display: exit 2 before anything runs (also before a GPU step's probe),
+ * one line that names --render DIR; in a build without the view too. */
+static void t_view_no_display(void)
+{
+    unsetenv("DISPLAY");
+    unsetenv("WAYLAND_DISPLAY");
+    unsetenv("NB_VIEW_HEADLESS");
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char *argv[] = { (char *)BIN, "--view", "-n", "100", "-s", "1", cpu ? "--cpu" : NULL, NULL };
+    expect_exit(argv, NULL, 2, -1, WORDS("--view", "--render DIR"));
+}
+
+static int same_file(const char *a, const char *b)
+{
+    char *x = malloc(1 << 20), *y = malloc(1 << 20);
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    size_t na = fa ? fread(x, 1, 1 << 20, fa) : 0, nb = fb ? fread(y, 1, 1 << 20, fb) : 0;
+    int same = fa && fb && x && y && na == nb && na > 0 && !memcmp(x, y, na);
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The view closed mid-run (headless, events: pause, two single steps, the
+ * window manager's close): the run stops cleanly, exit 0, and --save writes
+ * the state after exactly those 2 steps, the bits a plain 2-step run saves. */
+static void t_view_closed_saves(void)
+{
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s", nb_t_tmpfile(0, ".view.txt"));
+    snprintf(b, sizeof b, "%s", nb_t_tmpfile(1, ".plain.txt"));
+    remove(a);
+    remove(b);
+    if (needs_missing_device()) {           /* the view does not hide a missing device */
+        setenv("NB_VIEW_HEADLESS", "96x96", 1);
+        char *argv[] = { (char *)BIN, "--view", "-n", "300", "-s", "5", "--save", a, NULL };
+        expect_exit(argv, NULL, 77, -1, WORDS("no usable CUDA device"));
+        unsetenv("NB_VIEW_HEADLESS");
+        NB_ASSERT(access(a, F_OK) != 0, "a run that had no device saved %s", a);
+        return;
+    }
+    setenv("NB_VIEW_HEADLESS", "96x96", 1);
+    setenv("NB_VIEW_EVENTS", "space . . close", 1);
+    char *va[] = { (char *)BIN, "--view", "-n", "300", "-s", "50", "--save", a, cpu ? "--cpu" : NULL, NULL };
+    int rc = nb_t_run(va, out, sizeof out, err, sizeof err, 120);
+    unsetenv("NB_VIEW_HEADLESS");
+    unsetenv("NB_VIEW_EVENTS");
+    if (rc == NB_EXIT_TODO) {               /* the student kit's blanked step */
+        NB_ASSERT(nb_t_count_lines(err) == 1, "exit 4 with %d stderr lines", nb_t_count_lines(err));
+        printf("       (the step is not implemented yet: exit 4, one line)\n");
+        return;
+    }
+    if (rc == 2 && strstr(err, "not built")) {
+        NB_ASSERT(nb_t_count_lines(err) == 1, "--view in a build without it: %d stderr lines",
+                  nb_t_count_lines(err));
+        printf("       (this build has no GL view: --view refused with one line)\n");
+        return;
+    }
+    NB_ASSERT(rc == 0, "--view closed after 2 steps: exit %d, expected 0: %.200s", rc, err);
+    NB_ASSERT(strstr(out, "stopped at step 2 of 50 (window closed)") != NULL,
+              "the report does not say 'stopped at step 2 of 50 (window closed)': %.300s", out);
+    char *pa[] = { (char *)BIN, "-n", "300", "-s", "2", "--save", b, cpu ? "--cpu" : NULL, NULL };
+    rc = nb_t_run(pa, out, sizeof out, err, sizeof err, 120);
+    NB_ASSERT_FATAL(rc == 0, "the plain 2-step run: exit %d: %.200s", rc, err);
+    NB_ASSERT(same_file(a, b), "--save after the view's 2 steps differs from a plain 2-step run's "
+              "(%s vs %s)", a, b);
+    remove(a);
+    remove(b);
+}
+
+/* --render says what drew its frames; without a GL context (no EGL vendor
+ * library) the CPU splatter draws the same number of frames and says why. */
+static void t_render_says_renderer(void)
+{
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char dir[300], f3[400];
+    if (needs_missing_device()) {           /* no device: 77 before any frame */
+        snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(0, ".frames"));
+        char *argv[] = { (char *)BIN, "-n", "500", "-s", "3", "--render", dir, NULL };
+        expect_exit(argv, NULL, 77, -1, WORDS("no usable CUDA device"));
+        snprintf(f3, sizeof f3, "%s/frame_000000.png", dir);
+        NB_ASSERT(access(f3, F_OK) != 0, "a run that had no device wrote %s", f3);
+        rmdir(dir);
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(pass, ".frames"));
+        if (pass) setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/vendor.json", 1);
+        char *argv[] = { (char *)BIN, "-n", "500", "-s", "3", "--render", dir, "--render-every", "1",
+                         "--render-size", "200", cpu ? "--cpu" : NULL, NULL };
+        int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
+        unsetenv("__EGL_VENDOR_LIBRARY_FILENAMES");
+        if (rc == NB_EXIT_TODO) {           /* the student kit's blanked step */
+            NB_ASSERT(nb_t_count_lines(err) == 1, "exit 4 with %d stderr lines", nb_t_count_lines(err));
+            printf("       (the step is not implemented yet: exit 4, one line)\n");
+            return;
+        }
+        NB_ASSERT_FATAL(rc == 0, "--render: exit %d: %.200s", rc, err);
+        NB_ASSERT(strstr(out, "frames: 4 written") != NULL, "the report does not say 'frames: 4 "
+                  "written': %.300s", out);
+        const char *want = pass ? "drawn by the CPU splatter (no GL context" : "drawn by the ";
+        NB_ASSERT(strstr(out, want) != NULL, "the report does not say '%s': %.300s", want, out);
+        snprintf(f3, sizeof f3, "%s/frame_000003.png", dir);
+        NB_ASSERT(access(f3, R_OK) == 0, "no %s", f3);
+        for (int k = 0; k < 4; k++) {
+            snprintf(f3, sizeof f3, "%s/frame_%06d.png", dir, k);
+            remove(f3);
+        }
+        rmdir(dir);
+    }
 }
 
 static const nb_test conformance_tests[] = {
@@ -937,6 +1073,10 @@ static const nb_test cli_tests[] = {
     { "stdout_full_exit_3", t_stdout_full, 1 },
     { "help_lists_options", t_help, 1 },
     { "no_device_exit_77", t_no_device, 2 },
+    { "view_refused_with_bench_csv_render", t_view_refused, 1 },
+    { "view_no_display_exit_2", t_view_no_display, 1 },
+    { "view_closed_mid_run_saves", t_view_closed_saves, 2 },
+    { "render_says_which_renderer", t_render_says_renderer, 1 },
     NB_TEST_END
 };
 

@@ -31,24 +31,7 @@ static const char *rd_path(int slot, const char *suffix)
 }
 
 /* Decode a PNG as 8-bit RGB with libpng; NULL if it does not decode. */
-static unsigned char *rd_png(const char *path, int *w, int *h)
-{
-    png_image im;
-    memset(&im, 0, sizeof im);
-    im.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&im, path))
-        return NULL;
-    im.format = PNG_FORMAT_RGB;
-    unsigned char *buf = malloc(PNG_IMAGE_SIZE(im));
-    if (!buf || !png_image_finish_read(&im, NULL, buf, 0, NULL)) {
-        free(buf);
-        png_image_free(&im);
-        return NULL;
-    }
-    *w = (int)im.width;
-    *h = (int)im.height;
-    return buf;
-}
+static unsigned char *rd_png(const char *path, int *w, int *h) { return nb_png_read(path, w, h); }
 
 /* A fixed view: [-1, 1]^2 in 'size' pixels, colour scale 1e-4 .. 1. */
 static nb_render_view rd_view(int size)
@@ -196,7 +179,7 @@ static unsigned char *rd_overlay(const float *cx, const float *cy, const float *
     nb_state s;
     rd_state(&s, 1);                    /* off the image: a black frame */
     const char *dir = rd_path(1, ".d");
-    nb_cells cells = { count, cx, cy, cy, half };
+    nb_cells cells = { count, cx, cy, cy, half, 0, 0 };
     nb_render_view made;                /* only to create the directory */
     int rc = nb_render_setup(&made, &s, 20, dir);
     CU_ASSERT_EQUAL(rc, 0);
