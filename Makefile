@@ -25,7 +25,7 @@ export NB_SKIPPED
 # sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
 Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
-.PHONY: all run help setup check-all grade-class deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
+.PHONY: all run help setup check-all grade-class doc-counts examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
 all: deps $(STEPS)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
@@ -69,6 +69,13 @@ check-all: deps-test
 # (scripts/grade_class.sh; OUT=FILE, default SUBMISSIONS/grades.csv)
 grade-class: deps-test
 	@MAKE='$(MAKE)' STEPS='$(STEPS)' bash scripts/grade_class.sh '$(SUBMISSIONS)' $(OUT)
+
+# the documents' quoted counts (scripts/doc_counts.sh) and test outputs
+# (scripts/examples.sh), from the tree as it is
+doc-counts:
+	@bash scripts/doc_counts.sh
+examples:
+	@bash scripts/examples.sh && bash scripts/doc_counts.sh
 
 # the mutation catalog: every mistake in mutants/ must fail its step's tests
 # (scripts/mutants.sh; MUTANTS=cpu|gpu|all, JOBS=N mutants at a time)

@@ -475,9 +475,21 @@ static void t_report_self_contained(void)
     remove(page);
 }
 
+/* Every count a document quotes after a <!--count:KEY--> marker (points,
+ * tests, runners, mutants, solution regions) and the generated list of
+ * solution regions: what scripts/doc_counts.sh computes from the tree now. */
+static void t_quoted_counts(void)
+{
+    static char out[1 << 14];
+    int rc = sh("bash scripts/doc_counts.sh --check 2>&1", out, sizeof out, 120);
+    if (rc) printf("%s       regenerate them with: make doc-counts\n", out);
+    NB_ASSERT(rc == 0, "quoted counts out of date (make doc-counts): %.150s", out);
+}
+
 void nb_suite_docs_register(void)
 {
     static const nb_test tests[] = {
+        { "quoted_counts_are_the_trees", t_quoted_counts, 1 },
         { "make_diff_counts_in_handouts", t_diff_counts, 2 },
         { "lesson_map_covers_every_source", t_lesson_map, 1 },
         { "relative_links_resolve", t_links, 2 },

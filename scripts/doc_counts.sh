@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# scripts/doc_counts.sh [--check] -- the counts the documents quote, from
+# the tree itself, so that none goes stale (`make doc-counts` rewrites them;
+# tests/suite_docs.c runs --check).
+#
+# In README.md, docs/*.md and handouts/*.md:
+#  - a number right after a marker <!--count:KEY--> is the value of KEY:
+#      points:RUNNER   the student's points of a runner (tests/manifest.tsv)
+#      kit:RUNNER      the points of its kit checks (its cli suite; common: all)
+#      tests:RUNNER    its tests, the student's and the kit's
+#      points:total, kit:total, tests:total   the same over every runner
+#      runners         the runners of the manifest
+#      mutants, mutants:cpu, mutants:gpu, mutants:hostile   the catalog
+#      regions         the solution regions of the step sources
+#  - the lines between <!--generated:regions--> and <!--end--> are the
+#    marked files and their region counts, one "path (N)" line each, inside
+#    a fenced block.
+# --check: print every quote that differs and exit 1; without it the files
+# are rewritten in place (temporary file + rename).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+check=0
+[ "${1:-}" = --check ] && check=1
+
+manifest=tests/manifest.tsv
+values=$(mktemp)
+trap 'rm -f "$values" "$values".*' EXIT
+awk -F'\t' '!/^#/ { r = $1; t[r]++; T++; runs[r] = 1
+                     if ($5 == "kit") { k[r] += $4; K += $4 } else { p[r] += $4; P += $4 } }
+  END { for (r in runs) printf "points:%s\t%d\nkit:%s\t%d\ntests:%s\t%d\n", r, p[r], r, k[r], r, t[r]
+        printf "points:total\t%d\nkit:total\t%d\ntests:total\t%d\n", P, K, T
+        n = 0; for (r in runs) n++; printf "runners\t%d\n", n }' "$manifest" > "$values"
+kind_count() { grep -l "^# kind: $1" mutants/*.patch 2>/dev/null | wc -l; }
+{ printf 'mutants\t%d\n' "$(ls mutants/*.patch 2>/dev/null | wc -l)"
+  printf 'mutants:cpu\t%d\n' "$(kind_count cpu)"
+  printf 'mutants:gpu\t%d\n' "$(kind_count gpu)"
+  printf 'mutants:hostile\t%d\n' "$(ls mutants/*hostile*.patch 2>/dev/null | wc -l)"
+  printf 'regions\t%d\n' "$(git ls-files 'step0*' | grep -E '\.(c|h|cu|cuh)$' | xargs grep -c 'BEGIN SOLUTION' | awk -F: '{ s += $2 } END { print s + 0 }')"
+} >> "$values"
+# the marked files, "path (N)", in the kit's order
+git ls-files 'step0*' | grep -E '\.(c|h|cu|cuh)$' | sort | while read -r f; do
+  n=$(grep -c 'BEGIN SOLUTION' "$f" || true)
+  if [ "$n" -gt 0 ]; then printf "  %s (%d)\n" "$f" "$n"; fi
+done > "$values.regions"
+
+status=0
+for f in README.md docs/*.md handouts/*.md; do
+  [ -f "$f" ] || continue
+  grep -q '<!--count:\|<!--generated:' "$f" || continue
+  awk -v check=$check -v file="$f" -v vals="$values" -v regions="$values.regions" '
+    BEGIN { while ((getline l < vals) > 0) { split(l, a, "\t"); v[a[1]] = a[2] }
+            nr = 0; while ((getline l < regions) > 0) reg[++nr] = l }
+    function bad(what) { printf "doc_counts: %s:%d: %s\n", file, FNR, what > "/dev/stderr"; status = 1 }
+    /<!--generated:regions-->/ { print; gen = 1; seen = ""; next }
+    gen && $0 == "<!--end-->" {
+      want = ""; for (k = 1; k <= nr; k++) want = want reg[k] "\n"
+      if (check && seen != want) bad("the list of solution regions is out of date")
+      print "```"; for (k = 1; k <= nr; k++) print reg[k]; print "```"; print; gen = 0; next }
+    gen { if ($0 !~ /^```/) seen = seen $0 "\n"; next }
+    { line = $0; out = ""
+      while (match(line, /<!--count:[a-z0-9_:]+-->[0-9]*/)) {
+        tok = substr(line, RSTART, RLENGTH); key = tok; sub(/^<!--count:/, "", key); sub(/-->.*/, "", key)
+        num = tok; sub(/^.*-->/, "", num)
+        if (!(key in v)) bad("unknown count " key)
+        else if (num != v[key]) { if (check) bad(sprintf("%s is quoted as %s, it is %s", key, num, v[key])) }
+        out = out substr(line, 1, RSTART - 1) "<!--count:" key "-->" ((key in v) ? v[key] : num)
+        line = substr(line, RSTART + RLENGTH) }
+      print out line }
+    END { exit status }' "$f" > "$f.doc_counts.tmp" || status=1
+  if [ $check = 1 ]; then rm -f "$f.doc_counts.tmp"
+  elif cmp -s "$f" "$f.doc_counts.tmp"; then rm -f "$f.doc_counts.tmp"
+  else mv "$f.doc_counts.tmp" "$f" && echo "doc_counts: $f updated"; fi
+done
+exit $status
