@@ -24,8 +24,8 @@ int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
     return max_samples;
 }
 
-void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
-                  double *ax, double *ay, double *az)
+void nb_ref_accel_pulls(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                        double *ax, double *ay, double *az, double *pull)
 {
     const double eps2 = eps * eps;
     const int64_t n = s->n;
@@ -35,15 +35,31 @@ void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t cou
     for (int64_t k = 0; k < count; k++) {
         int64_t i = idx[k];
         double xi = s->x[i], yi = s->y[i], zi = s->z[i];
-        double sx = 0, sy = 0, sz = 0;
+        double sx = 0, sy = 0, sz = 0, sp = 0;
         for (int64_t j = 0; j < n; j++) {
             double dx = (double)s->x[j] - xi, dy = (double)s->y[j] - yi, dz = (double)s->z[j] - zi;
-            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            double d2 = dx * dx + dy * dy + dz * dz, r2 = d2 + eps2;
             double w = (double)s->m[j] / (r2 * sqrt(r2));
             sx += dx * w; sy += dy * w; sz += dz * w;
+            if (pull) sp += sqrt(d2) * w;
         }
         ax[k] = sx; ay[k] = sy; az[k] = sz;
+        if (pull) pull[k] = sp;
     }
+}
+
+void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                  double *ax, double *ay, double *az)
+{
+    nb_ref_accel_pulls(s, eps, idx, count, ax, ay, az, NULL);
+}
+
+double nb_rel_error(double dx, double dy, double dz, double rx, double ry, double rz, double pull)
+{
+    double diff = sqrt(dx * dx + dy * dy + dz * dz);
+    double ref = sqrt(rx * rx + ry * ry + rz * rz);
+    double scale = ref > NB_REF_CANCEL * pull ? ref : NB_REF_CANCEL * pull;
+    return scale > 0 ? diff / scale : diff;
 }
 
 int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float *ay,
@@ -52,20 +68,18 @@ int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float 
     memset(out, 0, sizeof *out);
     int64_t m = s->n < max_samples ? s->n : max_samples;
     int64_t *idx = malloc((size_t)m * sizeof *idx);
-    double *r = malloc((size_t)m * 4 * sizeof *r);
+    double *r = malloc((size_t)m * 5 * sizeof *r);
     if (!idx || !r) {
         free(idx); free(r);
         return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the reference (%lld samples)", (long long)m);
     }
     m = nb_ref_sample(s->n, max_samples, idx);
-    double *rx = r, *ry = r + m, *rz = r + 2 * m, *e = r + 3 * m;
-    nb_ref_accel(s, eps, idx, m, rx, ry, rz);
+    double *rx = r, *ry = r + m, *rz = r + 2 * m, *pull = r + 3 * m, *e = r + 4 * m;
+    nb_ref_accel_pulls(s, eps, idx, m, rx, ry, rz, pull);
     for (int64_t k = 0; k < m; k++) {
         int64_t i = idx[k];
-        double dx = ax[i] - rx[k], dy = ay[i] - ry[k], dz = az[i] - rz[k];
-        double diff = sqrt(dx * dx + dy * dy + dz * dz);
-        double ref = sqrt(rx[k] * rx[k] + ry[k] * ry[k] + rz[k] * rz[k]);
-        double ek = ref > 0 ? diff / ref : diff;
+        double ek = nb_rel_error(ax[i] - rx[k], ay[i] - ry[k], az[i] - rz[k], rx[k], ry[k], rz[k],
+                                 pull[k]);
         if (!isfinite(ek)) { out->nonfinite++; ek = INFINITY; }
         e[k] = ek;
     }

@@ -445,6 +445,43 @@ static void t_statistics(void)
     CU_ASSERT_DOUBLE_EQUAL(b.gflops, 100 / 2e-3 * 20 / 1e9, 1e-12);
 }
 
+/* Where the pulls on a body cancel, its error is measured against their
+ * size (nb_rel_error, NB_REF_CANCEL), not against what is left of their
+ * sum.  Five equal bodies in a row: the middle one's reference is ~1e-17;
+ * a float code leaves ~1e-8 of its pulls (0.5): that is no error (it was
+ * 1e9 before), while 1e-3 of the pulls, or of any other body's
+ * acceleration, still fails the all-pairs bound. */
+static void t_error_cancelling_pulls(void)
+{
+    nb_state s;
+    CU_ASSERT_FATAL(nb_state_alloc(&s, 5) == 0);
+    for (int i = 0; i < 5; i++) set_body(&s, i, 0.2f, (float)i, 0, 0, 0, 0, 0);
+    int64_t idx[5];
+    double rx[5], ry[5], rz[5], pull[5];
+    nb_ref_sample(5, 5, idx);
+    nb_ref_accel_pulls(&s, 0.01, idx, 5, rx, ry, rz, pull);
+    NB_ASSERT(fabs(rx[2]) < 1e-15 && pull[2] > 0.49 && pull[2] < 0.51,
+              "middle body: a_ref %.3g (want ~0), pulls %.3g (want 0.2 (2 + 2/4) = 0.5)", rx[2], pull[2]);
+    float ax[5], ay[5] = { 0 }, az[5] = { 0 };
+    for (int i = 0; i < 5; i++) ax[i] = (float)rx[i];
+    ax[2] = 3e-8f;                              /* float rounding of the cancelling sum */
+    nb_errstats e;
+    nb_tolerance tol = nb_tolerance_for(0, 0);
+    CU_ASSERT_FATAL(nb_accel_errors(&s, 0.01, ax, ay, az, 1024, &e) == 0);
+    NB_ASSERT(nb_within_tolerance(&e, &tol), "rounding of a cancelling sum: max %.3g, bound %.3g",
+              e.max, tol.max);
+    ax[2] = 5e-4f;                              /* 1e-3 of its pulls: wrong */
+    CU_ASSERT_FATAL(nb_accel_errors(&s, 0.01, ax, ay, az, 1024, &e) == 0);
+    NB_ASSERT(!nb_within_tolerance(&e, &tol), "1e-3 of the pulls off: max %.3g passes", e.max);
+    ax[2] = 3e-8f;
+    ax[0] *= 1.001f;                            /* an end body 1e-3 off: wrong */
+    CU_ASSERT_FATAL(nb_accel_errors(&s, 0.01, ax, ay, az, 1024, &e) == 0);
+    NB_ASSERT(!nb_within_tolerance(&e, &tol), "an end body 1e-3 off: max %.3g passes", e.max);
+    /* N = 1: no pull, a_ref = 0: the absolute error */
+    NB_ASSERT(nb_rel_error(2e-3, 0, 0, 0, 0, 0, 0) == 2e-3, "N = 1: the absolute error");
+    nb_state_free(&s);
+}
+
 static void t_error_stats(void)
 {
     nb_state s;
@@ -491,6 +528,7 @@ static const nb_test common_tests[] = {
     { "fuzz_regressions_replay", t_fuzz_replay, 1 },
     { "statistics_and_bench_summary", t_statistics, 1 },
     { "error_stats_and_tolerance", t_error_stats, 2 },
+    { "error_where_the_pulls_cancel", t_error_cancelling_pulls, 1 },
     NB_TEST_END
 };
 

@@ -119,6 +119,100 @@ static void t_accel_n1000(void) { accel_case("plummer", 1000, 14); }
 static void t_accel_n4097(void) { accel_case("disk", 4097, 15); }
 static void t_accel_n65536(void) { accel_case("plummer", 65536, 16); }
 
+/* Configurations where the pulls on some bodies cancel: 'which' 0, five
+ * equal bodies in a row, x = 0 .. 4 (the middle one); 1, a 3 x 3 x 3 lattice
+ * (the centre, and partly the faces); 2, a ring of 12 and a heavier body at
+ * its centre; 3, a body at the origin and 400 pairs of equal bodies at +r
+ * and -r (unequal between pairs; the mirrors after all the others, so that
+ * the sums do not cancel pair by pair).  The double reference of a cancelling body
+ * is ~1e-17, not 0, and a float sum leaves ~1e-8 of its pulls: measured
+ * against |a_ref| alone, step01's middle body of the row had an error of
+ * 5e8 and --check failed.  nb_rel_error() measures it against its pulls. */
+#define SYMMETRIC_CASES 4
+static void symmetric_n(nb_state *s, int which, int64_t n, double scale, uint64_t seed)
+{
+    CU_ASSERT_FATAL(nb_state_alloc(s, n) == 0);
+    memset(s->vx, 0, (size_t)s->n * sizeof(float));
+    memset(s->vy, 0, (size_t)s->n * sizeof(float));
+    memset(s->vz, 0, (size_t)s->n * sizeof(float));
+    nb_rng r;
+    nb_rng_seed(&r, seed);
+    for (int64_t i = 0; i < s->n; i++) {
+        float x = 0, y = 0, z = 0, m = 1.0f / (float)s->n;
+        if (which == 0) x = (float)i;
+        if (which == 1) { x = 0.5f * (float)(i % 3 - 1); y = 0.5f * (float)(i / 3 % 3 - 1); z = 0.5f * (float)(i / 9 - 1); }
+        if (which == 2 && i > 0) {
+            x = (float)cos(2 * 3.14159265358979323846 * (double)i / 12);
+            y = (float)sin(2 * 3.14159265358979323846 * (double)i / 12);
+            m = 0.5f / 12;
+        }
+        if (which == 2 && i == 0) m = 0.5f;
+        int64_t half = (s->n - 1) / 2;      /* case 3: bodies 1..half, then their mirrors */
+        if (which == 3 && i > 0 && i <= half) {
+            x = (float)(scale * (2 * nb_rng_uniform(&r) - 1));
+            y = (float)(scale * (2 * nb_rng_uniform(&r) - 1));
+            z = (float)(scale * (2 * nb_rng_uniform(&r) - 1));
+            m = (float)(0.5 + nb_rng_uniform(&r)) / (float)s->n;
+        }
+        if (which == 3 && i > half) {
+            x = -s->x[i - half]; y = -s->y[i - half]; z = -s->z[i - half]; m = s->m[i - half];
+        }
+        s->x[i] = x; s->y[i] = y; s->z[i] = z; s->m[i] = m;
+    }
+}
+
+static void symmetric(nb_state *s, int which)
+{
+    static const int64_t n[SYMMETRIC_CASES] = { 5, 27, 13, 801 };
+    symmetric_n(s, which, n[which], 1.0, 77);
+}
+
+/* s within the step's tolerance of the double reference; prints the errors. */
+static void symmetric_accel(const char *what, const nb_state *s)
+{
+    nb_options o = opts(s->n);
+    float *ax = NULL, *ay = NULL, *az = NULL;
+    int rc = nb_t_step_accel(S, s, &o, &ax, &ay, &az);
+    NB_ASSERT_OK(what, rc);
+    if (rc == 0) {
+        nb_errstats e;
+        CU_ASSERT_FATAL(nb_accel_errors(s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
+        nb_tolerance tol = nb_tolerance_for(S->tree, o.theta);
+        printf("       %s: median %.3g, p99 %.3g, max %.3g\n", what, e.median, e.p99, e.max);
+        NB_ASSERT(nb_within_tolerance(&e, &tol), "%s: accelerations vs double: median %.3g p99 "
+                  "%.3g max %.3g, %lld non-finite; bounds median %.3g p99 %.3g max %.3g", what,
+                  e.median, e.p99, e.max, (long long)e.nonfinite, tol.median, tol.p99, tol.max);
+    }
+    free(ax); free(ay); free(az);
+}
+
+/* The four cases, then random point-symmetric ones (the property): a body
+ * at the origin and pairs at +r and -r, 1 .. 1500 pairs, spread 0.01 .. 100. */
+static void t_accel_symmetric(void)
+{
+    static const char *const name[SYMMETRIC_CASES] = { "5 in a row", "3x3x3 lattice",
+                                                        "ring of 12 and a centre",
+                                                        "400 pairs at +r and -r" };
+    for (int which = 0; which < SYMMETRIC_CASES; which++) {
+        nb_state s;
+        symmetric(&s, which);
+        symmetric_accel(name[which], &s);
+        nb_state_free(&s);
+    }
+    nb_rng r;
+    nb_rng_seed(&r, 2718);
+    for (int k = 0; k < 8; k++) {
+        int64_t pairs = 1 + (int64_t)(nb_rng_next(&r) % 1500);
+        double scale = pow(10.0, -2.0 + 4.0 * nb_rng_uniform(&r));
+        nb_state s;
+        symmetric_n(&s, 3, 2 * pairs + 1, scale, 1000 + (uint64_t)k);
+        char what[80];
+        snprintf(what, sizeof what, "%lld pairs at +r and -r, spread %.3g", (long long)pairs, scale);
+        symmetric_accel(what, &s);
+        nb_state_free(&s);
+    }
+}
+
 static void t_momentum(void)
 {
     nb_state s;
@@ -378,21 +472,27 @@ static void uniform_ball(nb_state *s, int64_t n, uint64_t seed)
  * with dt for dt/2, drift before kick, m_i for m_j: errors of 1e-2 to 1. */
 #define FIRST_N     211
 #define FIRST_BOUND 1e-4
-static void t_first_step(void)
+static void first_step_case(const char *what, const nb_state *s0, double eps, double dt)
 {
-    nb_state s0, s, ref;
-    uniform_ball(&s0, FIRST_N, 41);
-    CU_ASSERT_FATAL(nb_state_copy(&s, &s0) == 0);
-    CU_ASSERT_FATAL(nb_state_copy(&ref, &s0) == 0);
-    nb_options o = direct_opts(FIRST_N);
-    o.eps = 0.05;
-    o.dt = 0.5;
+    nb_state s, ref;
+    const int64_t n = s0->n;
+    CU_ASSERT_FATAL(nb_state_copy(&s, s0) == 0);
+    CU_ASSERT_FATAL(nb_state_copy(&ref, s0) == 0);
+    nb_options o = direct_opts(n);
+    o.eps = eps;
+    o.dt = dt;
     NB_ASSERT_OK_FATAL("init/advance/download", nb_t_step_run(S, &s, &o, 1));
     NB_ASSERT_OK_FATAL("reference", nb_ref_leapfrog(&ref, o.eps, o.dt, 1));
+    /* the size of the pulls on each body: the scale where they cancel */
+    int64_t *idx = malloc((size_t)n * sizeof *idx);
+    double *a = malloc((size_t)n * 4 * sizeof *a);
+    CU_ASSERT_FATAL(idx && a);
+    for (int64_t i = 0; i < n; i++) idx[i] = i;
+    nb_ref_accel_pulls(s0, eps, idx, n, a, a + n, a + 2 * n, a + 3 * n);
     double worst[2] = { 0, 0 };
     int64_t at[2] = { 0, 0 };
-    for (int64_t i = 0; i < FIRST_N; i++) {
-        const double x0[3] = { s0.x[i], s0.y[i], s0.z[i] }, v0[3] = { s0.vx[i], s0.vy[i], s0.vz[i] };
+    for (int64_t i = 0; i < n; i++) {
+        const double x0[3] = { s0->x[i], s0->y[i], s0->z[i] }, v0[3] = { s0->vx[i], s0->vy[i], s0->vz[i] };
         const double x1[3] = { s.x[i], s.y[i], s.z[i] }, v1[3] = { s.vx[i], s.vy[i], s.vz[i] };
         const double xr[3] = { ref.x[i], ref.y[i], ref.z[i] }, vr[3] = { ref.vx[i], ref.vy[i], ref.vz[i] };
         double dv[3], dvr[3], dx[3], dxr[3];
@@ -402,18 +502,41 @@ static void t_first_step(void)
             dx[q] = x1[q] - x0[q] - v0[q] * o.dt;
             dxr[q] = xr[q] - x0[q] - v0[q] * o.dt;
         }
-        double e[2] = { dist3(dv[0] - dvr[0], dv[1] - dvr[1], dv[2] - dvr[2]) / dist3(dvr[0], dvr[1], dvr[2]),
-                        dist3(dx[0] - dxr[0], dx[1] - dxr[1], dx[2] - dxr[2]) / dist3(dxr[0], dxr[1], dxr[2]) };
+        double pull = a[3 * n + i];
+        double e[2] = { nb_rel_error(dv[0] - dvr[0], dv[1] - dvr[1], dv[2] - dvr[2], dvr[0], dvr[1],
+                                     dvr[2], pull * o.dt),
+                        nb_rel_error(dx[0] - dxr[0], dx[1] - dxr[1], dx[2] - dxr[2], dxr[0], dxr[1],
+                                     dxr[2], pull * o.dt * o.dt / 2) };
         for (int q = 0; q < 2; q++)
             if (!(e[q] <= worst[q])) { worst[q] = e[q]; at[q] = i; }
     }
-    printf("       one step, N=%d: max relative error of the increments: %.3g (v1 - v0, body %lld), "
-           "%.3g (x1 - x0 - v0 dt, body %lld)\n", FIRST_N, worst[0], (long long)at[0], worst[1],
+    printf("       one step, %s: max relative error of the increments: %.3g (v1 - v0, body %lld), "
+           "%.3g (x1 - x0 - v0 dt, body %lld)\n", what, worst[0], (long long)at[0], worst[1],
            (long long)at[1]);
-    NB_ASSERT_LE("first step, v1 - v0 vs the double leapfrog, max relative error", worst[0], FIRST_BOUND);
-    NB_ASSERT_LE("first step, x1 - x0 - v0 dt vs the double leapfrog, max relative error", worst[1],
-                 FIRST_BOUND);
-    nb_state_free(&s0); nb_state_free(&s); nb_state_free(&ref);
+    char label[160];
+    snprintf(label, sizeof label, "first step, %s, v1 - v0 vs the double leapfrog, max relative error",
+             what);
+    NB_ASSERT_LE(label, worst[0], FIRST_BOUND);
+    snprintf(label, sizeof label, "first step, %s, x1 - x0 - v0 dt vs the double leapfrog, max "
+             "relative error", what);
+    NB_ASSERT_LE(label, worst[1], FIRST_BOUND);
+    free(idx); free(a);
+    nb_state_free(&s); nb_state_free(&ref);
+}
+
+/* The same on a ring of 12 around a centre (symmetric()), where the
+ * centre's increments cancel: they are measured against the size of its
+ * pulls times dt (and dt^2/2), as nb_rel_error() measures an acceleration
+ * (measured against |dv_ref| ~ 1e-17 alone, the centre's error was ~1e8). */
+static void t_first_step(void)
+{
+    nb_state s0;
+    uniform_ball(&s0, FIRST_N, 41);
+    first_step_case("N=211", &s0, 0.05, 0.5);
+    nb_state_free(&s0);
+    symmetric(&s0, 2);
+    first_step_case("ring of 12 and a centre", &s0, 0.05, 0.5);
+    nb_state_free(&s0);
 }
 
 /* The tree code's interaction counts of its last force computation, read
@@ -774,6 +897,33 @@ static void t_fifo(void)
     NB_ASSERT(ok, "--ic FIFO -s 1: exit %d, expected %d with 'bodies 2' (137: it hung)", rc, want);
 }
 
+/* --check on 5 equal bodies in a row (the middle one's pulls cancel): it
+ * passes.  It failed with a max error of 5e8, measured against the middle
+ * body's reference of ~1e-17 (see symmetric()). */
+static void t_check_symmetric(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".txt"));
+    const char row[] = "0.2 0 0 0 0 0 0\n0.2 1 0 0 0 0 0\n0.2 2 0 0 0 0 0\n0.2 3 0 0 0 0 0\n"
+                       "0.2 4 0 0 0 0 0\n";
+    write_text(path, row, strlen(row));
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    for (int steps = 0; steps <= 3; steps += 3) {
+        char *argv[] = { (char *)BIN, "--ic", path, "-s", steps ? "3" : "0", "--check",
+                         cpu ? "--cpu" : NULL, NULL };
+        int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+        int want = needs_missing_device() ? 77 : 0;
+        int ok = rc == want || rc == NB_EXIT_TODO;
+        if (!ok) {
+            print_run(argv);
+            printf(": exit %d (expected %d), stderr: %s\n", rc, want, err);
+        }
+        NB_ASSERT(ok, "5 equal bodies in a row, -s %d --check: exit %d, expected %d: %.150s", steps,
+                  rc, want, err);
+    }
+    unlink(path);
+}
+
 /* Results to a full device: an I/O error (exit 3), not a success. */
 static void t_stdout_full(void)
 {
@@ -826,6 +976,7 @@ static const nb_test conformance_tests[] = {
     { "accel_vs_reference_n1000", t_accel_n1000, 3 },
     { "accel_vs_reference_n4097", t_accel_n4097, 3 },
     { "accel_vs_reference_n65536_sampled", t_accel_n65536, 3 },
+    { "accel_symmetric_configurations", t_accel_symmetric, 2 },
     { "momentum_conserved_100_steps", t_momentum, 3 },
     { "energy_drift_plummer_100_steps", t_energy, 3 },
     { "same_seed_bit_identical", t_deterministic, 3 },
@@ -847,6 +998,7 @@ static const nb_test cli_tests[] = {
     { "host_memory_refused_exit_3", t_fake_memory, 1 },
     { "fifo_read_once", t_fifo, 1 },
     { "stdout_full_exit_3", t_stdout_full, 1 },
+    { "check_passes_5_bodies_in_a_row", t_check_symmetric, 1 },
     { "help_lists_options", t_help, 1 },
     { "no_device_exit_77", t_no_device, 2 },
     NB_TEST_END
