@@ -13,6 +13,7 @@
  * one line on stderr, and the return value is the exit code. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,14 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         return rc;
     }
 
+    /* where the results will go, before anything is computed */
+    const char *input = nb_ic_is_model(o.ic) ? NULL : !strncmp(o.ic, "tipsy:", 6) ? o.ic + 6 : o.ic;
+    if ((o.save && (rc = nb_out_check("--save", o.save, input))) ||
+        (o.render_dir && (rc = nb_render_check(o.render_dir)))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        return rc;
+    }
+
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.step = step;
@@ -302,12 +311,20 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
 
 int nb_main(int argc, char **argv, const nb_step *step)
 {
+    /* A closed pipe (nbody | head -1) or the file size limit (ulimit -f)
+     * kill a program by default: here a write fails instead (EPIPE, EFBIG),
+     * and the run says what happened. */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
     int rc = nb_main_run(argc, argv, step);
-    /* results on a full disk or a closed pipe are an I/O error, not a success */
+    /* results on a full disk are an I/O error, not a success; a reader that
+     * closed the pipe after what it wanted (head -1) is not (coreutils keep
+     * quiet too): the run's own code stands */
     errno = 0;
     int bad = fflush(stdout) != 0 || ferror(stdout);
     int err = errno;
     if (fclose(stdout) != 0 && !bad) { bad = 1; err = errno; }
+    if (bad && err == EPIPE) return rc;
     if (bad && (rc == 0 || rc == NB_EXIT_CHECK)) {
         fprintf(stderr, "%s: error writing the results to stdout: %s\n", step->name,
                 err ? strerror(err) : "I/O error");

@@ -48,6 +48,7 @@
 #include <sys/types.h>
 
 #include "nb_error.h"
+#include "nb_io.h"
 #include "nb_render.h"
 #include "nb_timer.h"
 
@@ -82,6 +83,19 @@ static int make_dirs(const char *dir)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return nb_fail(NB_EXIT_RUNTIME, "--render: %s exists and is not a directory", dir);
     return 0;
+}
+
+int nb_render_check(const char *dir)
+{
+    int rc = make_dirs(dir);
+    if (rc) return rc;
+    size_t len = strlen(dir) + 32;
+    char *first = malloc(len);
+    if (!first) return nb_fail(NB_EXIT_RUNTIME, "out of memory");
+    snprintf(first, len, "%s/frame_000000.png", dir);
+    rc = nb_out_check("--render", first, NULL);
+    free(first);
+    return rc;
 }
 
 /* Pixel column/row holding (x, y); 0 if inside the image. */
@@ -284,27 +298,52 @@ static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned cha
 
 /* ---- PNG ---------------------------------------------------------------- */
 
+/* libpng reports an error by calling this, then longjmp; its default prints
+ * "libpng error: ..." on stderr, a second line next to the kit's own.  The
+ * message is kept for the kit's line instead; warnings are dropped. */
+static void png_error_fn(png_structp png, png_const_charp msg)
+{
+    snprintf((char *)png_get_error_ptr(png), 128, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
+/* The frame, atomically (nb_out: a temporary file renamed, so a full disk
+ * never leaves half a frame). */
 static int write_png(const char *path, const unsigned char *rgb, int size)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return nb_fail(NB_EXIT_RUNTIME, "--render: cannot write %s: %s", path, strerror(errno));
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
+    static char why[128];
+    why[0] = '\0';
     png_bytep *rows = malloc((size_t)size * sizeof *rows);
-    if (!png || !info || !rows) {
+    png_structp png = rows ? png_create_write_struct(PNG_LIBPNG_VER_STRING, why, png_error_fn,
+                                                     png_warning_fn) : NULL;
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
         png_destroy_write_struct(&png, &info);
         free(rows);
-        fclose(f);
         return nb_fail(NB_EXIT_RUNTIME, "--render: out of memory writing %s", path);
     }
-    if (setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
+    nb_out o;
+    int rc = nb_out_open(&o, "--render", path);
+    if (rc) {
         png_destroy_write_struct(&png, &info);
         free(rows);
-        fclose(f);
-        return nb_fail(NB_EXIT_RUNTIME, "--render: libpng could not write %s (disk full?)", path);
+        return rc;
     }
-    png_init_io(png, f);
+    if (setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
+        int err = o.err ? o.err : ferror(o.f) ? errno : 0;
+        png_destroy_write_struct(&png, &info);
+        free(rows);
+        nb_out_abort(&o);
+        return nb_fail(NB_EXIT_RUNTIME, "--render: cannot write %s: %s", path,
+                       err ? strerror(err) : why);
+    }
+    png_init_io(png, o.f);
     png_set_IHDR(png, info, (png_uint_32)size, (png_uint_32)size, 8, PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, 6);
@@ -315,9 +354,8 @@ static int write_png(const char *path, const unsigned char *rgb, int size)
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     free(rows);
-    if (fclose(f) != 0)
-        return nb_fail(NB_EXIT_RUNTIME, "--render: error writing %s: %s", path, strerror(errno));
-    return 0;
+    nb_out_ok(&o);
+    return nb_out_close(&o);
 }
 
 int nb_render_frame(const nb_render_view *v, const char *dir, int frame,

@@ -33,6 +33,7 @@
  * (nb_t_unequal_masses: each mass times a factor in [0.2, 2], total kept).
  * The tree code runs the order and first-step tests at theta = 0 (the
  * direct sum), with the all-pairs bounds. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -40,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -897,6 +899,177 @@ static void t_fifo(void)
     NB_ASSERT(ok, "--ic FIFO -s 1: exit %d, expected %d with 'bodies 2' (137: it hung)", rc, want);
 }
 
+/* ---- cli: files that must not be lost, exits that say what happened ---- */
+
+static int leftover_temps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[300], prefix[300];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    snprintf(prefix, sizeof prefix, ".%s.", slash + 1);
+    int count = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) count++;
+    if (d) closedir(d);
+    return count;
+}
+
+/* --save refused before the run (exit 2, one line, even where a GPU step
+ * has no device): a device, /dev/stdout, a directory, a missing directory,
+ * the --ic file itself (which stays as it was: --save X --ic X destroyed
+ * it).  And a saved file cut short is refused with its line number. */
+static void t_save_refused(void)
+{
+    char path[300], dir[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".txt"));
+    snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(1, ".d"));
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char *flag = cpu ? "--cpu" : NULL;
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
+    EXPECT(2, -1, WORDS("--save", "directory"), "-n", "50", "--save", dir, flag);
+    rmdir(dir);
+    EXPECT(2, -1, WORDS("--save", "not a regular file"), "-n", "50", "--save", "/dev/null", flag);
+    EXPECT(2, -1, WORDS("--save", "standard output"), "-n", "50", "--save", "/dev/stdout", flag);
+    EXPECT(2, -1, WORDS("--save", "No such file"), "-n", "50", "--save", "/nonexistent-nbody/x.txt",
+           flag);
+    const char two[] = "0.5 0 0 0 0 0 0\n0.5 1 0 0 0 0 0\n";
+    write_text(path, two, strlen(two));
+    EXPECT(2, -1, WORDS("--save", "--ic"), "--ic", path, "--save", path, flag);
+    char back[128];
+    nb_t_slurp(path, back, sizeof back);
+    NB_ASSERT(!strcmp(back, two), "--save X --ic X changed X: '%.60s'", back);
+    /* a saved file cut short: refused with its line number */
+    char *save[] = { (char *)BIN, "-n", "40", "-s", "0", "--save", path, flag, NULL };
+    int rc = nb_t_run(save, out, sizeof out, err, sizeof err, 60);
+    if (rc == 0) {
+        char text[8192];
+        nb_t_slurp(path, text, sizeof text);
+        write_text(path, text, strlen(text) - 30);       /* inside the last line */
+        EXPECT(2, -1, WORDS(":42:", "cut short"), "--ic", path, "-s", "0", flag);
+        char *nl = strrchr(text, '\n');
+        *nl = '\0';
+        nl = strrchr(text, '\n');
+        write_text(path, text, (size_t)(nl - text) + 1);  /* the last line missing */
+        EXPECT(2, -1, WORDS(":41:", "39 bodies", "says 40"), "--ic", path, "-s", "0", flag);
+    } else {
+        NB_ASSERT(rc == 77 || rc == NB_EXIT_TODO, "-n 40 -s 0 --save: exit %d: %.150s", rc, err);
+    }
+    unlink(path);
+}
+
+/* Run argv with the file size limited to 'limit' bytes (its stdout, stderr
+ * and --save all count), SIGXFSZ and SIGPIPE as a shell leaves them. */
+static int run_limited(char **argv, long limit)
+{
+    struct rlimit old, rl;
+    getrlimit(RLIMIT_FSIZE, &old);
+    rl = old;
+    rl.rlim_cur = (rlim_t)limit;
+    signal(SIGXFSZ, SIG_DFL);
+    setrlimit(RLIMIT_FSIZE, &rl);
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    setrlimit(RLIMIT_FSIZE, &old);
+    return rc;
+}
+
+/* --save under every file size limit from 1 KiB to past the file (stdout
+ * and stderr fit): the run saves the whole state, or exits 3 with one line
+ * and leaves the file that was there, and no temporary file.  It was killed
+ * by SIGXFSZ (exit 153) and left a truncated file. */
+static void t_save_size_limit(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, ".txt"));
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    const char old[] = "0.5 0 0 0 0 0 0\n0.5 1 0 0 0 0 0\n";
+    int saved = 0, refused = 0;
+    for (long limit = 1024; limit <= 131072; limit *= 2) {
+        write_text(path, old, strlen(old));
+        char *argv[] = { (char *)BIN, "-n", "1000", "-s", "0", "--ic", "cube", "--save", path,
+                         cpu ? "--cpu" : NULL, NULL };
+        int rc = run_limited(argv, limit);
+        if (needs_missing_device() || rc == NB_EXIT_TODO) {
+            NB_ASSERT(rc == 77 || rc == NB_EXIT_TODO, "limit %ld: exit %d: %.150s", limit, rc, err);
+            break;
+        }
+        nb_state s, m;
+        int read = nb_state_read(path, &s);
+        CU_ASSERT_FATAL(nb_ic_generate("cube", rc == 0 ? 1000 : 2, 1, &m) == 0);
+        int whole = read == 0 && s.n == (rc == 0 ? 1000 : 2);
+        if (rc == 0 && whole) {
+            char why[160];
+            NB_ASSERT(same_bits(&s, &m, why, sizeof why), "limit %ld: saved %s", limit, why);
+        }
+        if (read == 0) nb_state_free(&s);
+        nb_state_free(&m);
+        int lines = nb_t_count_lines(err), left = leftover_temps(path);
+        if (rc == 0) saved++;
+        if (rc == 3) refused++;
+        NB_ASSERT((rc == 0 || (rc == 3 && lines == 1 && strstr(err, "--save"))) && whole && !left,
+                  "--save with the file size limited to %ld bytes: exit %d, %d stderr lines, the "
+                  "file %s, %d temporary files left: %.120s", limit, rc, lines,
+                  whole ? "whole" : "damaged", left, err);
+    }
+    NB_ASSERT(needs_missing_device() || (saved && refused), "saved %d times, refused %d times: both "
+              "must happen", saved, refused);
+    unlink(path);
+}
+
+/* Results to stdout past the file size limit: exit 3, one line (it was
+ * killed by SIGXFSZ). */
+static void t_stdout_size_limit(void)
+{
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", cpu ? "--cpu" : NULL, NULL };
+    int rc = run_limited(argv, 100);
+    int want = needs_missing_device() ? 77 : 3, lines = nb_t_count_lines(err);
+    NB_ASSERT((rc == want && lines == 1 && (want == 77 || strstr(err, "stdout"))) ||
+              rc == NB_EXIT_TODO, "stdout over the file size limit: exit %d (want %d), %d stderr "
+              "lines: %.150s", rc, want, lines, err);
+}
+
+/* stdout a pipe whose reader is gone, from the start (a FIFO opened
+ * read-write, then closed) and after the reader took K bytes (head -c K):
+ * the run ends with its own code and says nothing, as coreutils do (it was
+ * killed by SIGPIPE, exit 141). */
+static void t_closed_pipe(void)
+{
+    static const char *const script[2] = {
+        "f=$1; shift; rm -f \"$f\"; mkfifo \"$f\" || exit 125; exec 4<>\"$f\" 5>\"$f\"; "
+        "rm -f \"$f\"; exec 4<&-; exec \"$@\" >&5 5>&-",
+        "f=$1; k=$2; shift 2; rm -f \"$f\"; mkfifo \"$f\" || exit 125; "
+        "head -c \"$k\" < \"$f\" > /dev/null & exec \"$@\" > \"$f\"" };
+    static const char *const bytes[] = { "0", "1", "100", "100000" };
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s", nb_t_tmpfile(0, ".fifo"));
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    signal(SIGPIPE, SIG_DFL);
+    for (int k = 0; k < 5; k++) {
+        char *argv[16];
+        int a = 0;
+        argv[a++] = "/bin/sh";
+        argv[a++] = "-c";
+        argv[a++] = (char *)script[k > 0];
+        argv[a++] = "sh";
+        argv[a++] = fifo;
+        if (k > 0) argv[a++] = (char *)bytes[k - 1];
+        argv[a++] = (char *)BIN;
+        argv[a++] = "-n";
+        argv[a++] = "100";
+        argv[a++] = "-s";
+        argv[a++] = "1";
+        if (cpu) argv[a++] = "--cpu";
+        argv[a] = NULL;
+        int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+        int want = needs_missing_device() ? 77 : 0;
+        int ok = (rc == want && (want || !err[0])) || rc == NB_EXIT_TODO;
+        NB_ASSERT(ok, "stdout a pipe closed %s%s: exit %d (want %d, 141: killed by SIGPIPE), stderr "
+                  "'%.120s'", k ? "after " : "from the start", k ? bytes[k - 1] : "", rc, want, err);
+    }
+    unlink(fifo);
+}
+
 /* --check on 5 equal bodies in a row (the middle one's pulls cancel): it
  * passes.  It failed with a max error of 5e8, measured against the middle
  * body's reference of ~1e-17 (see symmetric()). */
@@ -999,6 +1172,10 @@ static const nb_test cli_tests[] = {
     { "fifo_read_once", t_fifo, 1 },
     { "stdout_full_exit_3", t_stdout_full, 1 },
     { "check_passes_5_bodies_in_a_row", t_check_symmetric, 1 },
+    { "save_path_refused_before_the_run", t_save_refused, 2 },
+    { "save_under_file_size_limits", t_save_size_limit, 2 },
+    { "stdout_over_file_size_limit_exit_3", t_stdout_size_limit, 1 },
+    { "stdout_closed_pipe_quiet", t_closed_pipe, 1 },
     { "help_lists_options", t_help, 1 },
     { "no_device_exit_77", t_no_device, 2 },
     NB_TEST_END
