@@ -13,6 +13,7 @@
  * one line on stderr, and the return value is the exit code. */
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "nb_mem.h"
 #include "nb_render.h"
 #include "nb_step.h"
+#include "nb_threads.h"
 #include "nb_validate.h"
 #include "nb_verify.h"
 
@@ -227,6 +229,21 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         return rc;
     }
     o.n = r.st.n;
+    /* the threads of the run, started now (a limit on threads is exit 3
+     * here, not libgomp's exit 1 later): a CPU code's --threads, and the
+     * double reference's for --check -- the same --threads, or at most
+     * NB_REF_THREADS beside a GPU code */
+    int cpu_code = (step->options & NB_OPT_THREADS) != 0;
+    int ref = cpu_code ? o.threads : omp_get_max_threads() < NB_REF_THREADS ? omp_get_max_threads()
+                                                                            : NB_REF_THREADS;
+    nb_ref_set_threads(ref);
+    int team = cpu_code ? o.threads : 1;
+    if (o.check && ref > team) team = ref;
+    if ((rc = nb_threads_start(team, cpu_code ? "use fewer --threads" : "run without --check"))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        nb_state_free(&r.st);
+        return rc;
+    }
     nb_bench bench;
     nb_errstats err;
     double energy[2] = { 0, 0 };

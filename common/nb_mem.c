@@ -4,6 +4,7 @@
 #include <string.h>
 #include "nb_error.h"
 #include "nb_mem.h"
+#include "nb_options.h"
 
 #define GIB 1073741824.0
 
@@ -112,14 +113,10 @@ static double meminfo_available(void)
 
 double nb_mem_available(char *why, size_t len)
 {
-    const char *fake = getenv("NB_FAKE_MEM_AVAILABLE");
-    if (fake && *fake >= '0' && *fake <= '9') {
-        char *end;
-        double v = strtod(fake, &end);
-        if (!*end) {
-            if (why) snprintf(why, len, "NB_FAKE_MEM_AVAILABLE");
-            return v;
-        }
+    int64_t fake;
+    if (nb_env_i64("NB_FAKE_MEM_AVAILABLE", 0, INT64_MAX, &fake) == 1) {
+        if (why) snprintf(why, len, "NB_FAKE_MEM_AVAILABLE");
+        return (double)fake;
     }
     double mem = meminfo_available(), cg = cgroup_available();
     const char *src = "MemAvailable";

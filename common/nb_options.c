@@ -64,6 +64,16 @@ int nb_parse_double(const char *s, double *out)
     return 0;
 }
 
+int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *v = getenv(name);
+    int64_t x;
+    if (!v || !*v) return 0;
+    if (nb_parse_i64(v, &x) || x < lo || x > hi) return -1;
+    *out = x;
+    return 1;
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 typedef enum { K_FLAG, K_INT, K_I64, K_U64, K_REAL, K_STR, K_HELP, K_VERSION } opt_kind;

@@ -3,6 +3,7 @@
  * Everything here is plain double arithmetic without fast-math, so it is the
  * yardstick for every float step. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nb_error.h"
@@ -11,6 +12,14 @@
 
 /* Pair interactions below which a loop runs on one thread. */
 #define NB_OMP_MIN_WORK 65536
+
+/* The threads of the reference's loops: nb_ref_set_threads(), else
+ * OpenMP's default (OMP_NUM_THREADS, or every core). */
+static int ref_threads;
+
+void nb_ref_set_threads(int threads) { ref_threads = threads > 0 ? threads : 0; }
+
+static int team(void) { return ref_threads > 0 ? ref_threads : omp_get_max_threads(); }
 
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
 {
@@ -31,7 +40,7 @@ void nb_ref_accel_pulls(const nb_state *s, double eps, const int64_t *idx, int64
     const int64_t n = s->n;
     /* threads only where the work pays for them: a parallel region costs
      * microseconds, far more on a machine whose cores are all busy */
-    #pragma omp parallel for schedule(dynamic, 4) if (count * n > NB_OMP_MIN_WORK)
+    #pragma omp parallel for schedule(dynamic, 4) num_threads(team()) if (count * n > NB_OMP_MIN_WORK)
     for (int64_t k = 0; k < count; k++) {
         int64_t i = idx[k];
         double xi = s->x[i], yi = s->y[i], zi = s->z[i];
@@ -131,7 +140,8 @@ double nb_energy(const nb_state *s, double eps, double *kin, double *pot)
     for (int64_t i = 0; i < n; i++)
         k += 0.5 * s->m[i] * ((double)s->vx[i] * s->vx[i] + (double)s->vy[i] * s->vy[i] +
                               (double)s->vz[i] * s->vz[i]);
-    #pragma omp parallel for reduction(+ : w) schedule(dynamic, 16) if (n * n > 2 * NB_OMP_MIN_WORK)
+    #pragma omp parallel for reduction(+ : w) schedule(dynamic, 16) num_threads(team()) \
+        if (n * n > 2 * NB_OMP_MIN_WORK)
     for (int64_t i = 0; i < n; i++) {
         double wi = 0, xi = s->x[i], yi = s->y[i], zi = s->z[i];
         for (int64_t j = i + 1; j < n; j++) {
@@ -185,7 +195,7 @@ int nb_ref_leapfrog(nb_state *s, double eps, double dt, int steps)
     }
     for (int st = 0; st <= steps; st++) {
         /* a(x), in double, from the double positions */
-        #pragma omp parallel for schedule(static) if (n * n > NB_OMP_MIN_WORK)
+        #pragma omp parallel for schedule(static) num_threads(team()) if (n * n > NB_OMP_MIN_WORK)
         for (int64_t i = 0; i < n; i++) {
             double sx = 0, sy = 0, sz = 0;
             for (int64_t j = 0; j < n; j++) {

@@ -37,6 +37,13 @@ typedef struct nb_tolerance {
     const char *why;
 } nb_tolerance;
 
+/* The threads of the reference's parallel loops (a_ref, energy, the
+ * reference leapfrog); 0: OpenMP's default.  nb_main() sets them: a CPU
+ * code's --threads, else at most NB_REF_THREADS (docs/conventions.md,
+ * Verification and tolerances). */
+#define NB_REF_THREADS 4
+void nb_ref_set_threads(int threads);
+
 /* Evenly spread sample of target indices: all of them when n <= max_samples.
  * idx must hold min(n, max_samples) entries; returns the count. */
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx);

@@ -731,6 +731,39 @@ static void t_error_cancelling_pulls(void)
     nb_state_free(&s);
 }
 
+/* The test hooks in the environment take decimal integers only: "1e3" and
+ * "0x100000" (strtod read them as 1000 and 1048576) and "12x" are ignored,
+ * as documented. */
+static void t_env_hooks(void)
+{
+    int64_t v = -1;
+    static const char *const bad[] = { "1e3", "0x100000", "12x", " 12", "12 ", "+", "-", "1.5",
+                                       "99999999999999999999" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        setenv("NB_TEST_HOOK", bad[k], 1);
+        NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, INT64_MAX, &v) == -1, "'%s' taken as a number",
+                  bad[k]);
+        char why[64] = "";
+        setenv("NB_FAKE_MEM_AVAILABLE", bad[k], 1);
+        nb_mem_available(why, sizeof why);
+        NB_ASSERT(strcmp(why, "NB_FAKE_MEM_AVAILABLE") != 0, "NB_FAKE_MEM_AVAILABLE='%s' was used",
+                  bad[k]);
+    }
+    setenv("NB_TEST_HOOK", "-3", 1);
+    NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, 10, &v) == -1, "-3 is outside [0, 10]");
+    setenv("NB_TEST_HOOK", "1000", 1);
+    NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, INT64_MAX, &v) == 1 && v == 1000, "1000: %lld",
+              (long long)v);
+    unsetenv("NB_TEST_HOOK");
+    NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, 10, &v) == 0, "unset: not 0");
+    char why[64] = "";
+    setenv("NB_FAKE_MEM_AVAILABLE", "1000", 1);
+    double m = nb_mem_available(why, sizeof why);
+    NB_ASSERT(m == 1000 && !strcmp(why, "NB_FAKE_MEM_AVAILABLE"), "NB_FAKE_MEM_AVAILABLE=1000: %g (%s)",
+              m, why);
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+}
+
 static void t_error_stats(void)
 {
     nb_state s;
@@ -782,6 +815,7 @@ static const nb_test common_tests[] = {
     { "statistics_and_bench_summary", t_statistics, 1 },
     { "error_stats_and_tolerance", t_error_stats, 2 },
     { "error_where_the_pulls_cancel", t_error_cancelling_pulls, 1 },
+    { "env_hooks_decimal_integers_only", t_env_hooks, 1 },
     NB_TEST_END
 };
 

@@ -36,6 +36,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <omp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1070,6 +1071,37 @@ static void t_closed_pipe(void)
     unlink(fifo);
 }
 
+/* No thread can be started (the stack limit raised to 1 TB: every new
+ * thread's stack fails to map, also for root, whom ulimit -u does not
+ * stop): a run that needs threads exits 3 with one line naming them -- it
+ * was libgomp's exit 1, the code of a failed --check -- and --check's
+ * double reference keeps to --threads 1, so that run passes (it took every
+ * core).  A GPU code's run with --check needs the reference's threads. */
+static void t_thread_limit(void)
+{
+    const char *script = "ulimit -s 1000000000 2>/dev/null || exit 125; exec \"$@\"";
+    int cpu = (S->options & NB_OPT_CPU) != 0, threads = (S->options & NB_OPT_THREADS) || cpu;
+    char *many[] = { "/bin/sh", "-c", (char *)script, "sh", (char *)BIN, "-n", "300", "-s", "1",
+                     "--check", threads ? "--threads" : NULL, "4", cpu ? "--cpu" : NULL, NULL };
+    int rc = nb_t_run(many, out, sizeof out, err, sizeof err, 60);
+    if (rc == 125) {
+        printf("       (skipped: the hard stack limit is below 1 TB here)\n");
+        return;
+    }
+    int want = needs_missing_device() ? 77 : !threads && omp_get_max_threads() < 2 ? 0 : 3;
+    int lines = nb_t_count_lines(err);
+    NB_ASSERT((rc == want && (want != 3 || (lines == 1 && strstr(err, "threads")))) ||
+              rc == NB_EXIT_TODO, "no thread can start%s: exit %d (want %d, one line naming the "
+              "threads), %d stderr lines: %.150s", threads ? ", --threads 4" : "", rc, want, lines,
+              err);
+    if (!threads) return;
+    char *one[] = { "/bin/sh", "-c", (char *)script, "sh", (char *)BIN, "-n", "300", "-s", "1",
+                    "--check", "--threads", "1", cpu ? "--cpu" : NULL, NULL };
+    rc = nb_t_run(one, out, sizeof out, err, sizeof err, 60);
+    NB_ASSERT(rc == 0 || rc == NB_EXIT_TODO, "no thread can start, --threads 1 --check: exit %d, "
+              "want 0 (the reference on the run's one thread): %.150s", rc, err);
+}
+
 /* --check on 5 equal bodies in a row (the middle one's pulls cancel): it
  * passes.  It failed with a max error of 5e8, measured against the middle
  * body's reference of ~1e-17 (see symmetric()). */
@@ -1176,6 +1208,7 @@ static const nb_test cli_tests[] = {
     { "save_under_file_size_limits", t_save_size_limit, 2 },
     { "stdout_over_file_size_limit_exit_3", t_stdout_size_limit, 1 },
     { "stdout_closed_pipe_quiet", t_closed_pipe, 1 },
+    { "thread_limit_exit_3_reference_keeps_threads", t_thread_limit, 1 },
     { "help_lists_options", t_help, 1 },
     { "no_device_exit_77", t_no_device, 2 },
     NB_TEST_END
