@@ -64,11 +64,18 @@ void nb_cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
-/* CSV field: commas and quotes in free text (device names) are replaced. */
-static void csv_text(FILE *out, const char *s)
+/* Free text in the report (a file name, a device name): control
+ * characters -- a newline in --ic -- become '?', so a result stays one line;
+ * in a CSV field, commas and quotes become spaces too. */
+static void text_out(FILE *out, const char *s, int csv)
 {
-    for (; *s; s++) fputc((*s == ',' || *s == '"') ? ' ' : *s, out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        fputc(c < 0x20 || c == 0x7f ? '?' : csv && (c == ',' || c == '"') ? ' ' : c, out);
+    }
 }
+static void print_text(FILE *out, const char *s) { text_out(out, s, 0); }
+static void csv_text(FILE *out, const char *s) { text_out(out, s, 1); }
 
 typedef struct run_ctx {
     const nb_step *step;
@@ -131,7 +138,11 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
         done++;
         if (!rc && o->render_dir && (k + 1) % o->render_every == 0) rc = render_now(r, done);
         else if (!rc && k + 1 < o->steps && (k == 0 || (k + 1) % NB_WATCH_EVERY == 0)) rc = watch(r, done);
-        if (rc) { free(times); return rc; }
+        if (rc) {
+            nb_progress_end(&prog);             /* the error starts a line of its own */
+            free(times);
+            return rc;
+        }
         nb_progress_update(&prog, k + 1);
     }
     nb_progress_end(&prog);
@@ -161,6 +172,21 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     return NB_OK;
 }
 
+/* Host memory a run allocates besides its bodies, and what for: a --render
+ * frame (12 B/pixel at its peak: the pixels' masses in double, their levels
+ * and the RGB image; the view's sample of up to 65536 radii) and --bench's
+ * timing records (one per timed step, and a double each to summarize). */
+static double extra_bytes(const nb_options *o, char *what, size_t len)
+{
+    double frame = 0, bench = 0;
+    if (o->render_dir)
+        frame = 12.0 * o->render_size * o->render_size + 8.0 * o->render_size + 65536 * 8.0;
+    if (o->bench) bench = (double)o->steps * (sizeof(nb_step_time) + sizeof(double));
+    snprintf(what, len, "%s%s%s", frame > 0 ? "--render frames" : "",
+             frame > 0 && bench > 0 ? " and " : "", bench > 0 ? "--bench's timing records" : "");
+    return frame + bench;
+}
+
 /* Read a file or generate a model into r->st, with the memory checks first
  * and the bodies validated in float (see the order at the top). */
 static int bodies(run_ctx *r, nb_options *o)
@@ -171,6 +197,8 @@ static int bodies(run_ctx *r, nb_options *o)
     double dev = step->device_bytes_per_body > 0 ? step->device_bytes_per_body
                                                  : NB_DEVICE_BYTES_PER_BODY_DEFAULT;
     int model = nb_ic_is_model(o->ic), rc;
+    char what[80];
+    double extra = extra_bytes(o, what, sizeof what);
     if (!model) {
         /* a file is read first: a bad file is exit 2 on every machine, and
          * its size is needed (the readers check the memory for themselves) */
@@ -178,12 +206,14 @@ static int bodies(run_ctx *r, nb_options *o)
         o->n = r->st.n;
         if ((rc = nb_state_validate(&r->st, o->eps))) return rc;
         if (step->probe && (rc = step->probe(o))) return rc;
-        rc = nb_mem_check(o->n, host, (double)o->n * 7.0 * sizeof(float), "", "");
+        rc = nb_mem_check_extra(o->n, host, (double)o->n * 7.0 * sizeof(float), extra, what, "",
+                                "");
     } else {
         /* the models have total mass 1 */
         if ((rc = nb_eps_check(1.0, o->eps))) return rc;
         if (step->probe && (rc = step->probe(o))) return rc;
-        rc = nb_mem_check(o->n, host, 0, "", "; use a smaller -n");
+        rc = nb_mem_check_extra(o->n, host, 0, extra, what, "", extra > 0 ? "; use a smaller -n, "
+                                "--render-size or fewer -s with --bench" : "; use a smaller -n");
     }
     if (rc) return rc;
     if (step->probe && nb_cuda_fits && (rc = nb_cuda_fits((long long)o->n, dev))) return rc;
@@ -280,8 +310,11 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         printf("%.0f,%lld,%d\n", info.device_bytes, (long long)info.tree_nodes, info.tree_depth);
     } else if (!rc) {
         printf("%s: %s\n", step->name, step->idea);
-        printf("  bodies %lld (%s, seed %llu), %d steps of dt %g, eps %g", (long long)o.n, o.ic,
-               (unsigned long long)o.seed, o.steps, o.dt, o.eps);
+        printf("  bodies %lld (", (long long)o.n);
+        print_text(stdout, o.ic);
+        printf(", seed %llu), %d steps", (unsigned long long)o.seed, o.steps);
+        if (o.bench && o.warmup > 0) printf(" (+%d warm-up)", o.warmup);
+        printf(" of dt %g, eps %g", o.dt, o.eps);
         if (step->options & NB_OPT_THETA) printf(", theta %g", o.theta);
         putchar('\n');
         if (info.clock_mhz || info.block)

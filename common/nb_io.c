@@ -132,6 +132,12 @@ int nb_state_read_src(nb_src *src, nb_state *s)
             rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: negative mass %g", path, (long long)lineno, v[0]);
             break;
         }
+        if (v[0] > 0 && (float)v[0] < FLT_MIN) {    /* 1e-46 became 0, and was accepted */
+            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: mass %g becomes %g in float (below the smallest "
+                         "normal float %g, which the GPU flushes to 0): use 0 or a larger mass",
+                         path, (long long)lineno, v[0], (double)(float)v[0], (double)FLT_MIN);
+            break;
+        }
         if (declared && n == declared) {
             rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: a body past the %lld of the header (line 1)",
                          path, (long long)lineno, declared);

@@ -129,12 +129,13 @@ static void decode_header(const unsigned char *b, int big, tipsy_header *h)
     h->nstar   = get_i32(b + 24, big);
 }
 
-/* Counts that make sense in this byte order. */
+/* Counts that make sense in this byte order (the time is checked apart:
+ * a NaN time with good counts is a broken TIPSY file, and says so). */
 static int header_plausible(const tipsy_header *h)
 {
     return h->nbodies >= 0 && h->nsph >= 0 && h->ndark >= 0 && h->nstar >= 0 &&
            h->nbodies == h->nsph + h->ndark + h->nstar &&
-           h->ndim >= 1 && h->ndim <= 3 && !isnan(h->time);
+           h->ndim >= 1 && h->ndim <= 3;
 }
 
 static int64_t expected_size(const tipsy_header *h)
@@ -156,8 +157,19 @@ static int probe_header(const unsigned char *b, int64_t size, tipsy_header *h, i
         if (expected_size(&be) == size && expected_size(&le) != size)
             ok_le = 0;
     }
-    if (ok_le) { *h = le; *big = 0; return 1; }
-    if (ok_be) { *h = be; *big = 1; return 1; }
+    if (ok_le && ok_be && size < 0 && !isfinite(le.time) && isfinite(be.time))
+        ok_le = 0;                      /* a stream: the order whose time is a number */
+    if (ok_le || ok_be) {
+        *h = ok_le ? le : be;
+        *big = !ok_le;
+        if (isfinite(h->time)) return 1;
+        if (why)
+            snprintf(why, len, "the header's counts are right (%s-endian: %lld gas + %lld dark + "
+                     "%lld star) but its time is %g, not a number: a damaged header",
+                     *big ? "big" : "little", (long long)h->nsph, (long long)h->ndark,
+                     (long long)h->nstar, h->time);
+        return 0;
+    }
     if (why)
         snprintf(why, len, "the header's particle counts make no sense in either byte order "
                  "(little-endian: nbodies %lld, ndim %lld, gas %lld + dark %lld + star %lld; "

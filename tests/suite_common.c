@@ -206,6 +206,18 @@ static void t_parser(void)
     CU_ASSERT(parse(0, &o, "-n", "12x", NULL) == NB_EXIT_USAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "--bodies"));
     CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "12x"));
+    /* -0 where the range has no negative value (it was accepted) */
+    CU_ASSERT(parse(NB_OPT_THETA, &o, "--theta", "-0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(NB_OPT_THETA, &o, "--theta", "-0.0e0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(NB_OPT_THETA, &o, "--theta", "0", NULL) == 0 && o.theta == 0 && !signbit(o.theta));
+    CU_ASSERT(parse(0, &o, "-s", "-0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "--warmup", "-0", NULL) == NB_EXIT_USAGE);
+    /* options that would do nothing, or too much */
+    CU_ASSERT(parse(0, &o, "--warmup", "2", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--render-size", "64", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "-s", "0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "--save", "x.txt", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "--warmup", "0", "--save", "x.txt", NULL) == 0);
     CU_ASSERT(parse(0, &o, "--eps", "0", NULL) == NB_EXIT_USAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "(0, 10]"));
     CU_ASSERT(parse(0, &o, "--dt", "NaN", NULL) == NB_EXIT_USAGE);

@@ -665,6 +665,8 @@ static void t_bad_numbers(void)
     BAD("--seed", "18446744073709551616");
     BAD("--warmup", "-1");
     BAD("--render-every", "0");
+    BAD("-s", "-0");                             /* a sign where no value is negative */
+    BAD("--bench", "--warmup", "-0");
 }
 
 static void t_bad_options(void)
@@ -680,7 +682,13 @@ static void t_bad_options(void)
     BAD("--render-tree");                        /* needs --render */
     BAD("--ic", "tipsy:");
     if (!(S->options & NB_OPT_THETA)) BAD("--theta", "0.5");
-    else BAD("--theta", "2");
+    else { BAD("--theta", "2"); BAD("--theta", "-0"); }
+    /* --bench with nothing to time, or saving its warm-up steps too; options
+     * that would do nothing */
+    BAD("--bench", "-s", "0");
+    BAD("--bench", "--save", (char *)nb_t_tmpfile(0, ".txt"));
+    BAD("--warmup", "2");
+    BAD("--render-every", "5");
     if (!(S->options & NB_OPT_THREADS)) BAD("--threads", "2");
     if (!(S->options & NB_OPT_BLOCK)) BAD("--block", "128");
     if (!(S->options & NB_OPT_CPU)) BAD("--cpu");
@@ -797,6 +805,10 @@ static void t_physics_out_of_float(void)
     const char massless[] = "0 0 0 0 0 0 0\n0 1 0 0 0 0 0\n";
     write_text(path, massless, strlen(massless));
     EXPECT(2, -1, WORDS("mass"), "--ic", path);
+    /* a mass that becomes 0 in float (it was read as 0 and accepted) */
+    const char tiny[] = "1 0 0 0 0 0 0\n1e-46 1 0 0 0 0 0\n";
+    write_text(path, tiny, strlen(tiny));
+    EXPECT(2, -1, WORDS(":2:", "mass 1e-46"), "--ic", path);
     unlink(path);
 }
 
@@ -865,6 +877,25 @@ static void t_fake_memory(void)
     setenv("NB_FAKE_MEM_AVAILABLE", "1000000", 1);
     EXPECT(3, alt, WORDS("out of host memory", "100000 bodies", "available"), "-n", "100000", "-s", "1");
     unsetenv("NB_FAKE_MEM_AVAILABLE");
+}
+
+/* The memory check counts what a run allocates besides its bodies: 8192^2
+ * frames (805 MB at a frame's peak passed a 50 MB limit) and --bench's
+ * timing records (-s 1e9 reserved 22 GB, then ran). */
+static void t_fake_memory_frames_bench(void)
+{
+    int alt = S->probe && nb_grade_gpu_skip(S) ? 77 : -1;
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(1, ".d"));
+    setenv("NB_FAKE_MEM_AVAILABLE", "50000000", 1);
+    EXPECT(3, alt, WORDS("out of host memory", "--render"), "-n", "1000", "-s", "1", "--render", dir,
+           "--render-size", "8192", cpu ? "--cpu" : NULL);
+    setenv("NB_FAKE_MEM_AVAILABLE", "1000000000", 1);
+    EXPECT(3, alt, WORDS("out of host memory", "--bench"), "-n", "1000", "-s", "1000000000", "--bench",
+           cpu ? "--cpu" : NULL);
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+    rmdir(dir);
 }
 
 /* A FIFO with a writer: read once (it used to be opened twice and hang). */
@@ -1102,6 +1133,69 @@ static void t_thread_limit(void)
               "want 0 (the reference on the run's one thread): %.150s", rc, err);
 }
 
+/* A newline in the --ic file's name: the CSV result is still one line (and
+ * the report's lines stay whole); the newline broke the CSV line. */
+static void t_odd_ic_name(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s", nb_t_tmpfile(0, "\n,\"x.txt"));
+    const char two[] = "0.5 0 0 0 0 0 0\n0.5 1 0 0 0 0 0\n";
+    write_text(path, two, strlen(two));
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    char *argv[] = { (char *)BIN, "--ic", path, "-s", "1", "--csv-header", cpu ? "--cpu" : NULL,
+                     NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    if (needs_missing_device() || rc == NB_EXIT_TODO) {
+        NB_ASSERT(rc == 77 || rc == NB_EXIT_TODO, "--ic 'a\\nb' --csv: exit %d: %.120s", rc, err);
+    } else {
+        int commas[2] = { 0, 0 }, line = 0;
+        for (const char *p = out; *p && line < 2; p++) {
+            if (*p == ',') commas[line]++;
+            if (*p == '\n') line++;
+        }
+        NB_ASSERT(rc == 0 && nb_t_count_lines(out) == 2 && commas[0] == commas[1],
+                  "--ic with a newline, a comma and a quote in its name, --csv-header: exit %d, %d "
+                  "lines (want 2), %d and %d commas: %.200s", rc, nb_t_count_lines(out), commas[0],
+                  commas[1], out);
+    }
+    unlink(path);
+}
+
+/* An error in the middle of a run whose progress line is on a terminal
+ * (script(1) gives it one): the message starts a line of its own.  The
+ * frames' directory is moved away 3 s into the run (the progress shows
+ * after 2 s), so the next frame fails (exit 3); the message was appended to
+ * the progress line. */
+static void t_error_after_progress(void)
+{
+    if (needs_missing_device()) return;          /* 77 before any step */
+    char dir[300], cmd[3000];
+    snprintf(dir, sizeof dir, "%s", nb_t_tmpfile(1, ".d"));
+    int cpu = (S->options & NB_OPT_CPU) != 0;
+    snprintf(cmd, sizeof cmd, "'%s' -n 3000 -s 100000000 --render '%s' --render-every 1 "
+             "--render-size 64 %s & sleep 3; mv '%s' '%s.gone'; wait $!; s=$?; rm -rf '%s.gone'; "
+             "exit $s", BIN, dir, cpu ? "--cpu" : "", dir, dir, dir);
+    char *argv[] = { "/usr/bin/script", "-qec", cmd, "/dev/null", NULL };
+    if (access(argv[0], X_OK) != 0) {
+        printf("       (skipped: no script(1) here to give the run a terminal)\n");
+        return;
+    }
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
+    const char *msg = strstr(out, "--render");
+    while (msg && msg > out && msg[-1] != '\n' && strstr(msg + 1, "--render")) msg = strstr(msg + 1, "--render");
+    const char *start = msg;
+    while (start && start > out && start[-1] != '\n' && start[-1] != '\r' && start - msg < 200 &&
+           msg - start < 60)
+        start--;                                 /* back to the start of the message's line */
+    int progress = strstr(out, "ETA") != NULL;
+    int own_line = start && (start == out || start[-1] == '\n') && !strncmp(start, S->name, strlen(S->name));
+    NB_ASSERT(rc == NB_EXIT_TODO || (rc == 3 && progress && own_line), "an error after the progress "
+              "line: exit %d (want 3), progress %s, the message %s: '%.300s'", rc,
+              progress ? "shown" : "never shown", own_line ? "on its own line" : "not on its own line",
+              out);
+    rmdir(dir);
+}
+
 /* --check on 5 equal bodies in a row (the middle one's pulls cancel): it
  * passes.  It failed with a max error of 5e8, measured against the middle
  * body's reference of ~1e-17 (see symmetric()). */
@@ -1201,6 +1295,7 @@ static const nb_test cli_tests[] = {
     { "hostile_files_exit_2", t_bad_input_files, 2 },
     { "huge_tipsy_header_exit_3", t_huge_tipsy_header, 1 },
     { "host_memory_refused_exit_3", t_fake_memory, 1 },
+    { "host_memory_counts_frames_and_bench", t_fake_memory_frames_bench, 1 },
     { "fifo_read_once", t_fifo, 1 },
     { "stdout_full_exit_3", t_stdout_full, 1 },
     { "check_passes_5_bodies_in_a_row", t_check_symmetric, 1 },
@@ -1209,6 +1304,8 @@ static const nb_test cli_tests[] = {
     { "stdout_over_file_size_limit_exit_3", t_stdout_size_limit, 1 },
     { "stdout_closed_pipe_quiet", t_closed_pipe, 1 },
     { "thread_limit_exit_3_reference_keeps_threads", t_thread_limit, 1 },
+    { "csv_one_line_newline_in_ic_name", t_odd_ic_name, 1 },
+    { "error_after_progress_line_own_line", t_error_after_progress, 1 },
     { "help_lists_options", t_help, 1 },
     { "no_device_exit_77", t_no_device, 2 },
     NB_TEST_END
