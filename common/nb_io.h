@@ -75,6 +75,9 @@ int  nb_out_ok(nb_out *o);
 int  nb_out_close(nb_out *o);
 /* Give up: the temporary file removed, the target untouched. */
 void nb_out_abort(nb_out *o);
+/* How many temporary files of path (".NAME.XXXXXX") lie beside it: left by
+ * a write that was killed (SIGKILL); the tests check that there are none. */
+int  nb_out_leftovers(const char *path);
 
 /* ---- text state files ---------------------------------------------------- */
 int nb_state_read(const char *path, nb_state *s);          /* allocates s */

@@ -11,6 +11,7 @@
  * target as it was.  The program writes one file at a time, so the handler
  * has one path to remove. */
 #define _XOPEN_SOURCE 700           /* realpath() */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -203,6 +204,23 @@ void nb_out_abort(nb_out *o)
     free(o->tmp);
     free(o->target);
     memset(o, 0, sizeof *o);
+}
+
+int nb_out_leftovers(const char *path)
+{
+    char *target = target_of("nb_out_leftovers", path);
+    if (!target) return -1;
+    const char *slash = strrchr(target, '/');
+    char prefix[220];
+    snprintf(prefix, sizeof prefix, ".%.200s.", slash ? slash + 1 : target);
+    if (slash) *(char *)slash = '\0';
+    DIR *d = opendir(slash ? (slash == target ? "/" : target) : ".");
+    int count = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) count++;
+    if (d) closedir(d);
+    free(target);
+    return count;
 }
 
 /* ---- before the run ------------------------------------------------------- */

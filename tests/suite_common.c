@@ -293,22 +293,6 @@ static char *whole(const char *path, size_t *len)
     return b;
 }
 
-/* Temporary files nb_out left beside path (".NAME.XXXXXX"). */
-static int leftovers(const char *path)
-{
-    char pattern[400];
-    const char *slash = strrchr(path, '/');
-    snprintf(pattern, sizeof pattern, ".%s.", slash ? slash + 1 : path);
-    char dir[400];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    int count = 0;
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (!strncmp(e->d_name, pattern, strlen(pattern))) count++;
-    if (d) closedir(d);
-    return count;
-}
-
 static int same_state(const nb_state *a, const nb_state *b)
 {
     size_t bytes = (size_t)a->n * sizeof(float);
@@ -415,7 +399,7 @@ static void t_save_under_faults(void)
         int read = nb_state_read(f, &b);
         int kept = read == 0 && same_state(&b, rc == 0 ? &a : &old);
         if (read == 0) nb_state_free(&b);
-        int left = leftovers(f);
+        int left = nb_out_leftovers(f);
         if (!((rc == 0 || rc == NB_EXIT_RUNTIME) && kept && left == 0)) {
             if (bad++ == 0)
                 printf("       limit %ld bytes: code %d, file %s, %d temporary files left\n", limit,
@@ -473,7 +457,7 @@ static void t_save_interrupted(void)
     NB_ASSERT(seen, "the temporary file was never seen");
     NB_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "the writer was not ended by SIGINT "
               "(status %d): it should die of it, after removing its temporary file", st);
-    NB_ASSERT(leftovers(f) == 0, "%d temporary files left after SIGINT", leftovers(f));
+    NB_ASSERT(nb_out_leftovers(f) == 0, "%d temporary files left after SIGINT", nb_out_leftovers(f));
     NB_ASSERT(nb_state_read(f, &b) == 0 && same_state(&b, &old),
               "after SIGINT the file is not what it was: %s", nb_errmsg());
     if (b.n) nb_state_free(&b);
@@ -487,7 +471,7 @@ static void t_save_path_checks(void)
 {
     const char *f = nb_t_tmpfile(0, ".txt"), *d = nb_t_tmpfile(1, ".d");
     CU_ASSERT_EQUAL(nb_out_check("--save", f, NULL), 0);
-    NB_ASSERT(access(f, F_OK) != 0 && leftovers(f) == 0, "the check left a file behind");
+    NB_ASSERT(access(f, F_OK) != 0 && nb_out_leftovers(f) == 0, "the check left a file behind");
     CU_ASSERT_EQUAL_FATAL(mkdir(d, 0700), 0);
     NB_ASSERT(nb_out_check("--save", d, NULL) == NB_EXIT_USAGE && strstr(nb_errmsg(), "directory"),
               "a directory: %s", nb_errmsg());

@@ -33,7 +33,6 @@
  * (nb_t_unequal_masses: each mass times a factor in [0.2, 2], total kept).
  * The tree code runs the order and first-step tests at theta = 0 (the
  * direct sum), with the all-pairs bounds. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <omp.h>
@@ -933,20 +932,6 @@ static void t_fifo(void)
 
 /* ---- cli: files that must not be lost, exits that say what happened ---- */
 
-static int leftover_temps(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[300], prefix[300];
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    snprintf(prefix, sizeof prefix, ".%s.", slash + 1);
-    int count = 0;
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (!strncmp(e->d_name, prefix, strlen(prefix))) count++;
-    if (d) closedir(d);
-    return count;
-}
-
 /* --save refused before the run (exit 2, one line, even where a GPU step
  * has no device): a device, /dev/stdout, a directory, a missing directory,
  * the --ic file itself (which stays as it was: --save X --ic X destroyed
@@ -1036,7 +1021,7 @@ static void t_save_size_limit(void)
         }
         if (read == 0) nb_state_free(&s);
         nb_state_free(&m);
-        int lines = nb_t_count_lines(err), left = leftover_temps(path);
+        int lines = nb_t_count_lines(err), left = nb_out_leftovers(path);
         if (rc == 0) saved++;
         if (rc == 3) refused++;
         NB_ASSERT((rc == 0 || (rc == 3 && lines == 1 && strstr(err, "--save"))) && whole && !left,
