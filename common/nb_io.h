@@ -62,8 +62,9 @@ typedef struct nb_out {
 } nb_out;
 
 /* Before the run: 0 if path can be written -- not a directory, not a
- * device, pipe or other non-regular file, not the program's stdout or
- * stderr, not the file 'input' (may be NULL), in a directory that exists and
+ * device, pipe or other non-regular file, not read-only (no write bit: the
+ * rename would replace it), not the program's stdout or stderr, not the
+ * file 'input' (may be NULL), in a directory that exists and
  * takes a new file (one is made and removed) -- else NB_EXIT_USAGE (or
  * NB_EXIT_RUNTIME: a full disk) with the reason. */
 int  nb_out_check(const char *what, const char *path, const char *input);

@@ -249,6 +249,9 @@ int nb_out_check(const char *what, const char *path, const char *input)
         else if (fstat(2, &other) == 0 && same_file(&st, &other))
             rc = nb_fail(NB_EXIT_USAGE, "%s: '%s' is this program's standard error; name another "
                          "file", what, nb_short(path));
+        else if (!(st.st_mode & 0222))
+            rc = nb_fail(NB_EXIT_USAGE, "%s: '%s' is read-only (no write permission): it is kept; "
+                         "name another file or make it writable", what, nb_short(path));
         else if (input && stat(input, &other) == 0 && same_file(&st, &other))
             rc = nb_fail(NB_EXIT_USAGE, "%s: '%s' is the --ic file: the run would replace its own "
                          "input; name another file", what, nb_short(path));

@@ -484,6 +484,10 @@ static void t_save_path_checks(void)
     fclose(fp);
     NB_ASSERT(nb_out_check("--save", f, f) == NB_EXIT_USAGE && strstr(nb_errmsg(), "--ic"),
               "the input file: %s", nb_errmsg());
+    chmod(f, 0444);                            /* the rename would replace it: kept */
+    NB_ASSERT(nb_out_check("--save", f, NULL) == NB_EXIT_USAGE && strstr(nb_errmsg(), "read-only"),
+              "a read-only file: %s", nb_errmsg());
+    chmod(f, 0644);
     char link[320];
     snprintf(link, sizeof link, "%s/link.txt", d);
     CU_ASSERT_EQUAL(symlink(f, link), 0);
