@@ -65,6 +65,16 @@ int nb_parse_double(const char *s, double *out)
     return 0;
 }
 
+int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *v = getenv(name);
+    int64_t x;
+    if (!v || !*v) return 0;
+    if (nb_parse_i64(v, &x) || x < lo || x > hi) return -1;
+    *out = x;
+    return 1;
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 typedef enum { K_FLAG, K_INT, K_I64, K_U64, K_REAL, K_STR, K_HELP, K_VERSION } opt_kind;
@@ -221,8 +231,9 @@ static int set_value(const opt_row *d, const char *name, const char *val, nb_opt
     switch (d->kind) {
     case K_INT:
     case K_I64:
+        /* a minus sign where the range has no negative value: "-0" too */
         if (nb_parse_i64(val, &iv) || (double)iv < d->lo || (double)iv > d->hi ||
-            (d->multiple && iv % d->multiple)) {
+            (d->multiple && iv % d->multiple) || (d->lo >= 0 && val[0] == '-')) {
             if (d->multiple)
                 return nb_fail(NB_EXIT_USAGE, "%s: expected a multiple of %d in [%.0f, %.0f], got '%s'",
                                name, d->multiple, d->lo, d->hi, val);
@@ -239,7 +250,8 @@ static int set_value(const opt_row *d, const char *name, const char *val, nb_opt
         *(uint64_t *)p = uv;
         return 0;
     case K_REAL:
-        if (nb_parse_double(val, &rv) || (d->lo_open ? rv <= d->lo : rv < d->lo) || rv > d->hi)
+        if (nb_parse_double(val, &rv) || (d->lo_open ? rv <= d->lo : rv < d->lo) || rv > d->hi ||
+            (d->lo >= 0 && signbit(rv)))            /* -0 */
             return nb_fail(NB_EXIT_USAGE, "%s: expected a finite number in %c%g, %g], got '%s'",
                            name, d->lo_open ? '(' : '[', d->lo, d->hi, val);
         if (rv != 0 && fabs(rv) < d->float_min)
@@ -292,7 +304,7 @@ static int parse_wxh(const char *s, int *w, int *h)
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
 {
     nb_options_default(o);
-    int help = 0, version = 0;
+    int help = 0, version = 0, warmup = 0, render_opt = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const opt_row *d = NULL;
@@ -338,6 +350,8 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
         if (d->kind == K_HELP) help = 1;
         if (d->kind == K_VERSION) version = 1;
         if (d->field == F(n)) o->n_given = 1;
+        if (d->field == F(warmup)) warmup = 1;
+        if (d->field == F(render_every) || d->field == F(render_size)) render_opt = 1;
         o->given |= d->steps;
     }
     if (help) { nb_print_help(stdout, prog, options); return -1; }
@@ -355,6 +369,19 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
     if (o->view && o->render_dir)
         return nb_fail(NB_EXIT_USAGE, "--view does not combine with --render DIR (the view's s key "
                        "saves the frame on screen)");
+    if (render_opt && !o->render_dir)
+        return nb_fail(NB_EXIT_USAGE, "--render-every and --render-size need --render DIR");
+    if (warmup && !o->bench)
+        return nb_fail(NB_EXIT_USAGE, "--warmup needs --bench (its untimed steps come before the "
+                       "timed ones)");
+    if (o->bench && o->steps == 0)
+        return nb_fail(NB_EXIT_USAGE, "--bench times the steps: -s 0 leaves none to time (give -s "
+                       ">= 1)");
+    if (o->bench && o->save && o->warmup > 0)
+        return nb_fail(NB_EXIT_USAGE, "--save with --bench would save the state after the %d "
+                       "warm-up step%s too (%d + %d steps, not -s %d): add --warmup 0, or save from "
+                       "a run without --bench", o->warmup, o->warmup == 1 ? "" : "s", o->warmup,
+                       o->steps, o->steps);
     if (!nb_ic_is_model(o->ic) && !strncmp(o->ic, "tipsy:", 6) && !o->ic[6])
         return nb_fail(NB_EXIT_USAGE, "--ic: 'tipsy:' needs a file name (tipsy:FILE)");
     return 0;

@@ -85,6 +85,12 @@ int nb_parse_i64(const char *s, int64_t *out);
 int nb_parse_u64(const char *s, uint64_t *out);
 int nb_parse_double(const char *s, double *out);
 
+/* A number in the environment (the test hooks: NB_FAKE_MEM_AVAILABLE,
+ * NB_FAKE_GPU_FAIL, ...): 1 with *out if 'name' holds a decimal integer in
+ * [lo, hi] (nb_parse_i64: no "1e3", no "0x100000", no "12x"), 0 if it is
+ * unset or empty, -1 if it holds anything else (the callers ignore it). */
+int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "nb_error.h"
+#include "nb_io.h"
 #include "nb_render.h"
 #include "nb_timer.h"
 
@@ -83,6 +84,19 @@ static int make_dirs(const char *dir)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return nb_fail(NB_EXIT_RUNTIME, "--render: %s exists and is not a directory", dir);
     return 0;
+}
+
+int nb_render_check(const char *dir)
+{
+    int rc = make_dirs(dir);
+    if (rc) return rc;
+    size_t len = strlen(dir) + 32;
+    char *first = malloc(len);
+    if (!first) return nb_fail(NB_EXIT_RUNTIME, "out of memory");
+    snprintf(first, len, "%s/frame_000000.png", dir);
+    rc = nb_out_check("--render", first, NULL);
+    free(first);
+    return rc;
 }
 
 /* Pixel column/row holding (x, y); 0 if inside the image. */
@@ -310,61 +324,69 @@ static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned cha
 
 /* ---- PNG ---------------------------------------------------------------- */
 
+/* libpng reports an error by calling this, then longjmp; its default prints
+ * "libpng error: ..." on stderr, a second line next to the kit's own.  The
+ * message is kept (in the write's own buffer: the frame writer is a thread
+ * of its own) for the kit's line instead; warnings are dropped. */
+static void png_error_fn(png_structp png, png_const_charp msg)
+{
+    snprintf((char *)png_get_error_ptr(png), 128, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
 /* Write rgb (w x h, 3 bytes a pixel, row 0 on top) as a PNG to path,
- * atomically: a temporary file in the same directory, fsync, rename.  On
- * failure why gets one line and path does not exist (or keeps its old
- * contents). */
+ * atomically (nb_out: a temporary file in the same directory, fsync,
+ * rename, so a full disk never leaves half a frame).  On failure why gets
+ * one line and path does not exist (or keeps its old contents). */
 int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len)
 {
-    size_t plen = strlen(path) + 16;
-    char *tmp = malloc(plen);
+    char lib[128] = "";
     png_bytep *rows = malloc((size_t)h * sizeof *rows);
-    if (!tmp || !rows) {
-        free(tmp); free(rows);
+    png_structp png = rows ? png_create_write_struct(PNG_LIBPNG_VER_STRING, lib, png_error_fn,
+                                                     png_warning_fn) : NULL;
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        png_destroy_write_struct(&png, &info);
+        free(rows);
         snprintf(why, len, "out of memory writing %s", path);
         return NB_EXIT_RUNTIME;
     }
-    snprintf(tmp, plen, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-        free(tmp); free(rows);
+    nb_out o;
+    int rc = nb_out_open(&o, "frame", path);
+    if (rc) {
+        png_destroy_write_struct(&png, &info);
+        free(rows);
+        snprintf(why, len, "%s", nb_errmsg());
+        return rc;
+    }
+    if (setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
+        int err = o.err ? o.err : ferror(o.f) ? errno : 0;
+        png_destroy_write_struct(&png, &info);
+        free(rows);
+        nb_out_abort(&o);
+        snprintf(why, len, "cannot write %s: %s", path, err ? strerror(err) : lib);
         return NB_EXIT_RUNTIME;
     }
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    int ok = png && info;
-    if (ok && setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
-        ok = 0;
-    } else if (ok) {
-        png_init_io(png, f);
-        png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
-                     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-        png_set_compression_level(png, 6);
-        for (int r = 0; r < h; r++)
-            rows[r] = (png_bytep)(rgb + (size_t)3 * w * r);
-        png_write_info(png, info);
-        png_write_image(png, rows);
-        png_write_end(png, NULL);
-    }
+    png_init_io(png, o.f);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, 6);
+    for (int r = 0; r < h; r++)
+        rows[r] = (png_bytep)(rgb + (size_t)3 * w * r);
+    png_write_info(png, info);
+    png_write_image(png, rows);
+    png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     free(rows);
-    int err = 0;
-    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        err = errno;
-    if (fclose(f) != 0 && ok && !err)
-        err = errno;
-    if (ok && !err && rename(tmp, path) != 0)
-        err = errno;
-    if (!ok || err) {
-        remove(tmp);
-        snprintf(why, len, "error writing %s: %s", path,
-                 err ? strerror(err) : "libpng could not write it (disk full?)");
-        free(tmp);
-        return NB_EXIT_RUNTIME;
-    }
-    free(tmp);
-    return 0;
+    nb_out_ok(&o);
+    if ((rc = nb_out_close(&o))) snprintf(why, len, "%s", nb_errmsg());
+    return rc;
 }
 
 unsigned char *nb_png_read(const char *path, int *w, int *h)

@@ -21,6 +21,9 @@ typedef struct nb_render_view {
     int    size;          /* pixels per side */
 } nb_render_view;
 
+/* Before the run: create dir if needed, and check that it takes the frames
+ * (nb_out_check() on its first frame).  0, or the code with the reason. */
+int nb_render_check(const char *dir);
 /* Choose the view from the state (centre of mass, radius holding ~99% of
  * the bodies, colour range) and create dir if needed.  NB_EXIT_RUNTIME if
  * dir cannot be created. */

@@ -3,6 +3,7 @@
  * Everything here is plain double arithmetic without fast-math, so it is the
  * yardstick for every float step. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nb_error.h"
@@ -11,6 +12,14 @@
 
 /* Pair interactions below which a loop runs on one thread. */
 #define NB_OMP_MIN_WORK 65536
+
+/* The threads of the reference's loops: nb_ref_set_threads(), else
+ * OpenMP's default (OMP_NUM_THREADS, or every core). */
+static int ref_threads;
+
+void nb_ref_set_threads(int threads) { ref_threads = threads > 0 ? threads : 0; }
+
+static int team(void) { return ref_threads > 0 ? ref_threads : omp_get_max_threads(); }
 
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
 {
@@ -24,26 +33,42 @@ int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
     return max_samples;
 }
 
-void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
-                  double *ax, double *ay, double *az)
+void nb_ref_accel_pulls(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                        double *ax, double *ay, double *az, double *pull)
 {
     const double eps2 = eps * eps;
     const int64_t n = s->n;
     /* threads only where the work pays for them: a parallel region costs
      * microseconds, far more on a machine whose cores are all busy */
-    #pragma omp parallel for schedule(dynamic, 4) if (count * n > NB_OMP_MIN_WORK)
+    #pragma omp parallel for schedule(dynamic, 4) num_threads(team()) if (count * n > NB_OMP_MIN_WORK)
     for (int64_t k = 0; k < count; k++) {
         int64_t i = idx[k];
         double xi = s->x[i], yi = s->y[i], zi = s->z[i];
-        double sx = 0, sy = 0, sz = 0;
+        double sx = 0, sy = 0, sz = 0, sp = 0;
         for (int64_t j = 0; j < n; j++) {
             double dx = (double)s->x[j] - xi, dy = (double)s->y[j] - yi, dz = (double)s->z[j] - zi;
-            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            double d2 = dx * dx + dy * dy + dz * dz, r2 = d2 + eps2;
             double w = (double)s->m[j] / (r2 * sqrt(r2));
             sx += dx * w; sy += dy * w; sz += dz * w;
+            if (pull) sp += sqrt(d2) * w;
         }
         ax[k] = sx; ay[k] = sy; az[k] = sz;
+        if (pull) pull[k] = sp;
     }
+}
+
+void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                  double *ax, double *ay, double *az)
+{
+    nb_ref_accel_pulls(s, eps, idx, count, ax, ay, az, NULL);
+}
+
+double nb_rel_error(double dx, double dy, double dz, double rx, double ry, double rz, double pull)
+{
+    double diff = sqrt(dx * dx + dy * dy + dz * dz);
+    double ref = sqrt(rx * rx + ry * ry + rz * rz);
+    double scale = ref > NB_REF_CANCEL * pull ? ref : NB_REF_CANCEL * pull;
+    return scale > 0 ? diff / scale : diff;
 }
 
 int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float *ay,
@@ -52,20 +77,18 @@ int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float 
     memset(out, 0, sizeof *out);
     int64_t m = s->n < max_samples ? s->n : max_samples;
     int64_t *idx = malloc((size_t)m * sizeof *idx);
-    double *r = malloc((size_t)m * 4 * sizeof *r);
+    double *r = malloc((size_t)m * 5 * sizeof *r);
     if (!idx || !r) {
         free(idx); free(r);
         return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the reference (%lld samples)", (long long)m);
     }
     m = nb_ref_sample(s->n, max_samples, idx);
-    double *rx = r, *ry = r + m, *rz = r + 2 * m, *e = r + 3 * m;
-    nb_ref_accel(s, eps, idx, m, rx, ry, rz);
+    double *rx = r, *ry = r + m, *rz = r + 2 * m, *pull = r + 3 * m, *e = r + 4 * m;
+    nb_ref_accel_pulls(s, eps, idx, m, rx, ry, rz, pull);
     for (int64_t k = 0; k < m; k++) {
         int64_t i = idx[k];
-        double dx = ax[i] - rx[k], dy = ay[i] - ry[k], dz = az[i] - rz[k];
-        double diff = sqrt(dx * dx + dy * dy + dz * dz);
-        double ref = sqrt(rx[k] * rx[k] + ry[k] * ry[k] + rz[k] * rz[k]);
-        double ek = ref > 0 ? diff / ref : diff;
+        double ek = nb_rel_error(ax[i] - rx[k], ay[i] - ry[k], az[i] - rz[k], rx[k], ry[k], rz[k],
+                                 pull[k]);
         if (!isfinite(ek)) { out->nonfinite++; ek = INFINITY; }
         e[k] = ek;
     }
@@ -117,7 +140,8 @@ double nb_energy(const nb_state *s, double eps, double *kin, double *pot)
     for (int64_t i = 0; i < n; i++)
         k += 0.5 * s->m[i] * ((double)s->vx[i] * s->vx[i] + (double)s->vy[i] * s->vy[i] +
                               (double)s->vz[i] * s->vz[i]);
-    #pragma omp parallel for reduction(+ : w) schedule(dynamic, 16) if (n * n > 2 * NB_OMP_MIN_WORK)
+    #pragma omp parallel for reduction(+ : w) schedule(dynamic, 16) num_threads(team()) \
+        if (n * n > 2 * NB_OMP_MIN_WORK)
     for (int64_t i = 0; i < n; i++) {
         double wi = 0, xi = s->x[i], yi = s->y[i], zi = s->z[i];
         for (int64_t j = i + 1; j < n; j++) {
@@ -171,7 +195,7 @@ int nb_ref_leapfrog(nb_state *s, double eps, double dt, int steps)
     }
     for (int st = 0; st <= steps; st++) {
         /* a(x), in double, from the double positions */
-        #pragma omp parallel for schedule(static) if (n * n > NB_OMP_MIN_WORK)
+        #pragma omp parallel for schedule(static) num_threads(team()) if (n * n > NB_OMP_MIN_WORK)
         for (int64_t i = 0; i < n; i++) {
             double sx = 0, sy = 0, sz = 0;
             for (int64_t j = 0; j < n; j++) {

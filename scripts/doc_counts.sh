@@ -14,7 +14,9 @@
 #      regions         the solution regions of the step sources
 #  - the lines between <!--generated:regions--> and <!--end--> are the
 #    marked files and their region counts, one "path (N)" line each, inside
-#    a fenced block.
+#    a fenced block;
+#  - "`make diff STEP=NN` prints N lines" (the handouts) is what
+#    scripts/diff_step.sh NN prints (tests/suite_docs.c checks it too).
 # --check: print every quote that differs and exit 1; without it the files
 # are rewritten in place (temporary file + rename).
 set -euo pipefail
@@ -44,10 +46,17 @@ git ls-files 'step0*' | grep -E '\.(c|h|cu|cuh)$' | sort | while read -r f; do
   if [ "$n" -gt 0 ]; then printf "  %s (%d)\n" "$f" "$n"; fi
 done > "$values.regions"
 
+# make diff's line counts: "diff:NN"
+for d in step0*/; do
+  nn=${d#step}; nn=${nn%%_*}
+  [ "$nn" = 01 ] && continue
+  printf 'diff:%s\t%d\n' "$nn" "$(bash scripts/diff_step.sh "$nn" 2>/dev/null | wc -l)"
+done >> "$values"
+
 status=0
 for f in README.md docs/*.md handouts/*.md; do
   [ -f "$f" ] || continue
-  grep -q '<!--count:\|<!--generated:' "$f" || continue
+  grep -q '<!--count:\|<!--generated:\|`make diff STEP=' "$f" || continue
   awk -v check=$check -v file="$f" -v vals="$values" -v regions="$values.regions" '
     BEGIN { while ((getline l < vals) > 0) { split(l, a, "\t"); v[a[1]] = a[2] }
             nr = 0; while ((getline l < regions) > 0) reg[++nr] = l }
@@ -58,6 +67,12 @@ for f in README.md docs/*.md handouts/*.md; do
       if (check && seen != want) bad("the list of solution regions is out of date")
       print "```"; for (k = 1; k <= nr; k++) print reg[k]; print "```"; print; gen = 0; next }
     gen { if ($0 !~ /^```/) seen = seen $0 "\n"; next }
+    match($0, /`make diff STEP=[0-9][0-9]` prints [0-9]+ lines/) {
+      tok = substr($0, RSTART, RLENGTH); nn = substr(tok, 17, 2); num = tok
+      sub(/^.* prints /, "", num); sub(/ lines$/, "", num)
+      if (("diff:" nn) in v && num != v["diff:" nn]) {
+        if (check) bad(sprintf("make diff STEP=%s is quoted as %s lines, it prints %s", nn, num, v["diff:" nn]))
+        else $0 = substr($0, 1, RSTART - 1) "`make diff STEP=" nn "` prints " v["diff:" nn] " lines" substr($0, RSTART + RLENGTH) } }
     { line = $0; out = ""
       while (match(line, /<!--count:[a-z0-9_:]+-->[0-9]*/)) {
         tok = substr(line, RSTART, RLENGTH); key = tok; sub(/^<!--count:/, "", key); sub(/-->.*/, "", key)
