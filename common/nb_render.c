@@ -314,23 +314,12 @@ static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned cha
  * atomically: a temporary file in the same directory, fsync, rename.  On
  * failure why gets one line and path does not exist (or keeps its old
  * contents). */
-int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len)
+/* The PNG of a w x h RGB image into f: 1 when libpng wrote it all. */
+static int png_stream(FILE *f, const unsigned char *rgb, int w, int h)
 {
-    size_t plen = strlen(path) + 16;
-    char *tmp = malloc(plen);
     png_bytep *rows = malloc((size_t)h * sizeof *rows);
-    if (!tmp || !rows) {
-        free(tmp); free(rows);
-        snprintf(why, len, "out of memory writing %s", path);
-        return NB_EXIT_RUNTIME;
-    }
-    snprintf(tmp, plen, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-        free(tmp); free(rows);
-        return NB_EXIT_RUNTIME;
-    }
+    if (!rows)
+        return 0;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     int ok = png && info;
@@ -349,7 +338,25 @@ int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char 
     }
     png_destroy_write_struct(&png, &info);
     free(rows);
-    int err = 0;
+    return ok;
+}
+
+int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len)
+{
+    size_t plen = strlen(path) + 16;
+    char *tmp = malloc(plen);
+    if (!tmp) {
+        snprintf(why, len, "out of memory writing %s", path);
+        return NB_EXIT_RUNTIME;
+    }
+    snprintf(tmp, plen, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
+        free(tmp);
+        return NB_EXIT_RUNTIME;
+    }
+    int ok = png_stream(f, rgb, w, h), err = 0;
     if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0))
         err = errno;
     if (fclose(f) != 0 && ok && !err)
@@ -364,6 +371,25 @@ int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char 
         return NB_EXIT_RUNTIME;
     }
     free(tmp);
+    return 0;
+}
+
+int nb_png_encode(const unsigned char *rgb, int w, int h, unsigned char **out, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *len = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NB_EXIT_RUNTIME;
+    int ok = png_stream(f, rgb, w, h);
+    if (fclose(f) != 0 || !ok) {
+        free(buf);
+        return NB_EXIT_RUNTIME;
+    }
+    *out = (unsigned char *)buf;
+    *len = n;
     return 0;
 }
 
