@@ -10,8 +10,8 @@
 
 int nb_serve_usable(void)
 {
-    return nb_fail(NB_EXIT_USAGE, "--serve is not built into this program: %s (install them and "
-                   "rebuild: make setup)", NB_SERVE_WHY);
+    return nb_fail(NB_EXIT_USAGE, "--serve is not built into this program (%s); make setup installs "
+                   "what it needs, then rebuild", NB_SERVE_WHY);
 }
 
 int nb_serve_open(nb_serve **s, const char *addr, int port, const char *prog)
