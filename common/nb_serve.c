@@ -490,12 +490,12 @@ static void send_shot(nb_serve *s, slot *f)
 static void *hub(void *arg)
 {
     nb_serve *s = arg;
-    struct pollfd pf[NB_SERVE_MAX_VIEWERS + 2];
-    viewer *who[NB_SERVE_MAX_VIEWERS + 2];
+    struct pollfd pf[2 * NB_SERVE_MAX_VIEWERS + 2];
+    viewer *who[2 * NB_SERVE_MAX_VIEWERS + 2];
     for (;;) {
         int n = 0;
         pf[n++] = (struct pollfd){ s->wake[0], POLLIN, 0 };
-        for (viewer *v = s->viewers; v && n < NB_SERVE_MAX_VIEWERS + 2; v = v->next) {
+        for (viewer *v = s->viewers; v && n < 2 * NB_SERVE_MAX_VIEWERS + 2; v = v->next) {
             who[n] = v;
             pf[n++] = (struct pollfd){ v->fd, (short)(POLLIN | (wslay_event_want_write(v->ws) ? POLLOUT : 0)), 0 };
         }

@@ -622,8 +622,8 @@ static int loop(view *v)
             }
         }
 #endif
-        if (v->srv && !v->win && (v->paused || v->finished) && !v->dirty && !v->step_req &&
-            !v->shot_req && !v->tok && !v->quit)
+        if (v->srv && !v->win && (v->paused || v->finished) && (!v->dirty || !v->watchers) &&
+            !v->step_req && !v->shot_req && !v->tok && !v->quit)
             nb_serve_wait(v->srv, 100);             /* nothing to do until a browser asks */
         if (v->quit)
             break;
