@@ -215,7 +215,7 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     if ((rc = step->init(&r->ctx, &r->st, o))) return rc;
     r->sim = (nb_sim){ step, r->ctx, &r->st, o, 0, 0, sim_advance, sim_check, r };
     int64_t done = 0;
-    if (o->view) {
+    if (o->view || o->serve) {
         if ((rc = nb_view_run(&r->sim, r->view_report, sizeof r->view_report))) return rc;
         done = r->sim.done;
     } else {

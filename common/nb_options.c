@@ -9,6 +9,7 @@
  * characters), range-checked, and checked in float, the precision the steps
  * compute in: a number that is not 0 but becomes 0 (or a denormal, which
  * the GPU flushes to 0) in float is refused. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -159,6 +160,11 @@ static const opt_row nb_opts[] = {
       .help = "watch the run live in a window (OpenGL; keys below); not with --bench, --csv, --render" },
     { .name = "view-size", .kind = K_STR, .field = F(view_size), .def.s = "1024x768", .meta = "WxH",
       .help = "the window's size in pixels, each in [64, 8192]" },
+    { .name = "serve", .kind = K_INT, .field = F(serve_port), .lo = 0, .hi = 65535, .def.i = -1,
+      .def_text = "off", .meta = "PORT",
+      .help = "watch the run in a browser: an HTTP server on 127.0.0.1:PORT (0: any free port); see below" },
+    { .name = "serve-addr", .kind = K_STR, .field = F(serve_addr), .def.s = "127.0.0.1", .meta = "ADDR",
+      .help = "the address --serve listens on (one that is not loopback is warned about)" },
     { .name = "help", .shrt = 'h', .kind = K_HELP, .field = NO_FIELD,
       .help = "print this help and exit" },
     { .name = "version", .kind = K_VERSION, .field = NO_FIELD, .help = "print the version and exit" },
@@ -217,6 +223,7 @@ void nb_print_help(FILE *out, const char *prog, unsigned options)
         fputc('\n', out);
     }
     fprintf(out, "\n%s", NB_VIEW_KEYS_HELP);
+    fprintf(out, "\n%s", NB_SERVE_HELP);
     fprintf(out, "\nexit codes: 0 ok, 1 --check failed, 2 bad usage or input, 3 runtime failure\n"
                  "(CUDA error, out of memory, I/O), 4 step not implemented yet, 77 no usable CUDA device\n");
 }
@@ -304,7 +311,7 @@ static int parse_wxh(const char *s, int *w, int *h)
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
 {
     nb_options_default(o);
-    int help = 0, version = 0, warmup = 0, render_opt = 0;
+    int help = 0, version = 0, warmup = 0, render_opt = 0, addr_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const opt_row *d = NULL;
@@ -352,6 +359,7 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
         if (d->field == F(n)) o->n_given = 1;
         if (d->field == F(warmup)) warmup = 1;
         if (d->field == F(render_every) || d->field == F(render_size)) render_opt = 1;
+        if (d->field == F(serve_addr)) addr_given = 1;
         o->given |= d->steps;
     }
     if (help) { nb_print_help(stdout, prog, options); return -1; }
@@ -363,12 +371,20 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
         o->view_w > 8192 || o->view_h > 8192)
         return nb_fail(NB_EXIT_USAGE, "--view-size: expected WxH with W and H in [64, 8192], got '%.40s'",
                        o->view_size);
-    if (o->view && (o->bench || o->csv))
-        return nb_fail(NB_EXIT_USAGE, "--view does not combine with %s: a timed or machine-read run "
-                       "draws no window", o->bench ? "--bench" : "--csv");
-    if (o->view && o->render_dir)
-        return nb_fail(NB_EXIT_USAGE, "--view does not combine with --render DIR (the view's s key "
-                       "saves the frame on screen)");
+    o->serve = o->serve_port >= 0;
+    const char *live = o->view ? "--view" : "--serve";
+    if ((o->view || o->serve) && (o->bench || o->csv))
+        return nb_fail(NB_EXIT_USAGE, "%s does not combine with %s: a timed or machine-read run "
+                       "draws no live view", live, o->bench ? "--bench" : "--csv");
+    if ((o->view || o->serve) && o->render_dir)
+        return nb_fail(NB_EXIT_USAGE, "%s does not combine with --render DIR (the view's s key "
+                       "saves the frame on screen)", live);
+    if (addr_given && !o->serve)
+        return nb_fail(NB_EXIT_USAGE, "--serve-addr needs --serve PORT");
+    unsigned char a6[16];
+    if (inet_pton(AF_INET, o->serve_addr, a6) != 1 && inet_pton(AF_INET6, o->serve_addr, a6) != 1)
+        return nb_fail(NB_EXIT_USAGE, "--serve-addr: expected an IPv4 or IPv6 address such as "
+                       "127.0.0.1 or ::1, got '%.60s'", o->serve_addr);
     if (render_opt && !o->render_dir)
         return nb_fail(NB_EXIT_USAGE, "--render-every and --render-size need --render DIR");
     if (warmup && !o->bench)

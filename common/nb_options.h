@@ -58,6 +58,9 @@ typedef struct nb_options {
     int         view;         /* --view: the live window */
     const char *view_size;    /* --view-size WxH */
     int         view_w, view_h;   /* parsed from view_size */
+    int         serve_port;   /* --serve PORT; -1: off (0: any free port) */
+    int         serve;        /* --serve was given */
+    const char *serve_addr;   /* --serve-addr ADDR */
     unsigned    given;        /* NB_OPT_* bits of the step-specific options on the command line */
     /* Not on the command line: set by tests. */
     int         poison;       /* GPU steps fill output buffers with NaN before each kernel */

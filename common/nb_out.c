@@ -34,6 +34,11 @@ static int caught[NB_NSIGS];
 
 static void on_signal(int sig)
 {
+    for (int k = 0; k < NB_NSIGS; k++)
+        if (nb_sigs[k] == sig && saved[k].sa_handler != SIG_DFL && !(saved[k].sa_flags & SA_SIGINFO)) {
+            saved[k].sa_handler(sig);   /* the program stops by itself (the view's */
+            return;                     /* Ctrl-C): the write finishes as usual   */
+        }
     if (armed) unlink(pending);
     signal(sig, SIG_DFL);
     raise(sig);                     /* delivered when the handler returns */

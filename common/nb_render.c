@@ -340,6 +340,38 @@ static void png_warning_fn(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
+/* The PNG of a w x h RGB image into f: 1 when libpng wrote it all; on a
+ * libpng error its message is left in lib (128 bytes). */
+static int png_stream(FILE *f, const unsigned char *rgb, int w, int h, char *lib)
+{
+    png_bytep *rows = malloc((size_t)h * sizeof *rows);
+    if (!rows) {
+        snprintf(lib, 128, "out of memory");
+        return 0;
+    }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, lib, png_error_fn, png_warning_fn);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    int ok = png && info;
+    if (!ok) {
+        snprintf(lib, 128, "out of memory");
+    } else if (setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
+        ok = 0;
+    } else {
+        png_init_io(png, f);
+        png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
+                     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+        png_set_compression_level(png, 6);
+        for (int r = 0; r < h; r++)
+            rows[r] = (png_bytep)(rgb + (size_t)3 * w * r);
+        png_write_info(png, info);
+        png_write_image(png, rows);
+        png_write_end(png, NULL);
+    }
+    png_destroy_write_struct(&png, &info);
+    free(rows);
+    return ok;
+}
+
 /* Write rgb (w x h, 3 bytes a pixel, row 0 on top) as a PNG to path,
  * atomically (nb_out: a temporary file in the same directory, fsync,
  * rename, so a full disk never leaves half a frame).  On failure why gets
@@ -347,46 +379,41 @@ static void png_warning_fn(png_structp png, png_const_charp msg)
 int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len)
 {
     char lib[128] = "";
-    png_bytep *rows = malloc((size_t)h * sizeof *rows);
-    png_structp png = rows ? png_create_write_struct(PNG_LIBPNG_VER_STRING, lib, png_error_fn,
-                                                     png_warning_fn) : NULL;
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        png_destroy_write_struct(&png, &info);
-        free(rows);
-        snprintf(why, len, "out of memory writing %s", path);
-        return NB_EXIT_RUNTIME;
-    }
     nb_out o;
     int rc = nb_out_open(&o, "frame", path);
     if (rc) {
-        png_destroy_write_struct(&png, &info);
-        free(rows);
         snprintf(why, len, "%s", nb_errmsg());
         return rc;
     }
-    if (setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
+    if (!png_stream(o.f, rgb, w, h, lib)) {
         int err = o.err ? o.err : ferror(o.f) ? errno : 0;
-        png_destroy_write_struct(&png, &info);
-        free(rows);
         nb_out_abort(&o);
         snprintf(why, len, "cannot write %s: %s", path, err ? strerror(err) : lib);
         return NB_EXIT_RUNTIME;
     }
-    png_init_io(png, o.f);
-    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_compression_level(png, 6);
-    for (int r = 0; r < h; r++)
-        rows[r] = (png_bytep)(rgb + (size_t)3 * w * r);
-    png_write_info(png, info);
-    png_write_image(png, rows);
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    free(rows);
     nb_out_ok(&o);
     if ((rc = nb_out_close(&o))) snprintf(why, len, "%s", nb_errmsg());
     return rc;
+}
+
+int nb_png_encode(const unsigned char *rgb, int w, int h, unsigned char **out, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *len = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NB_EXIT_RUNTIME;
+    char lib[128] = "";
+    int ok = png_stream(f, rgb, w, h, lib);
+    if (fclose(f) != 0 || !ok) {
+        free(buf);
+        return NB_EXIT_RUNTIME;
+    }
+    *out = (unsigned char *)buf;
+    *len = n;
+    return 0;
 }
 
 unsigned char *nb_png_read(const char *path, int *w, int *h)

@@ -42,6 +42,9 @@ int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char 
 
 /* A PNG decoded as 8-bit RGB (malloc'ed, row 0 on top), or NULL. */
 unsigned char *nb_png_read(const char *path, int *w, int *h);
+/* The same PNG bytes nb_png_write() writes, into memory (*out: malloc'ed,
+ * *len bytes).  0, or NB_EXIT_RUNTIME when out of memory. */
+int nb_png_encode(const unsigned char *rgb, int w, int h, unsigned char **out, size_t *len);
 
 /* Colour modes: the density frames of this module (colour by mass per
  * pixel), and the GL view's colour by body mass or speed (brightness by
