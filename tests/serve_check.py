@@ -363,7 +363,11 @@ class Chromium:
             self.p.wait()
 
 
-PIC_HASH = """(async () => { const p = document.getElementById('pic'); await p.decode();
+# decode() rejects when the page swaps the picture's source while it decodes
+# (a new frame came): then the next one is taken, a few times at most
+PIC_HASH = """(async () => { const p = document.getElementById('pic');
+  for (let k = 0; ; k++) { try { await p.decode(); break; }
+    catch (e) { if (k >= 20) throw e; await new Promise(r => setTimeout(r, 50)); } }
   const c = document.createElement('canvas'); c.width = p.naturalWidth; c.height = p.naturalHeight;
   const g = c.getContext('2d'); g.drawImage(p, 0, 0); const d = g.getImageData(0, 0, c.width, c.height).data;
   let h = 0, lit = 0; for (let i = 0; i < d.length; i += 4) { h = (h * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) >>> 0;
