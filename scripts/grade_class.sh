@@ -8,8 +8,11 @@
 #  1. the kit as this instructor's tree makes it (scripts/student_kit.sh:
 #     blanks, no answers, no tuned build), built once and copied;
 #  2. the student's step sources laid over it: every file under step*/ of
-#     their repository but the Makefiles.  Nothing else of theirs is used:
-#     the tests, common/, the Makefiles, scripts/ and .ci/run are the kit's.
+#     their repository but the makefiles (Makefile, and GNUmakefile and
+#     makefile, which make would read first: commands run unboxed) and
+#     *.mk; each name taken whole (NUL-separated: a newline in a name never
+#     makes a second path).  Nothing else of theirs is used: the tests,
+#     common/, the makefiles, scripts/ and .ci/run are the kit's.
 #     Where theirs differ from the kit's (or they added files there), the
 #     student is flagged and the files listed -- a student who edits the
 #     grader is graded by the real one and named;
@@ -74,7 +77,7 @@ steps=${STEPS:-$(cd "$work/kit" && ls -d step0*/ | tr -d / | tr '\n' ' ')}
 
 # the files a student must not change (the grader and its build)
 protected() {   # DIR: the protected files under it, relative
-  (cd "$1" && find tests common scripts .ci -type f 2>/dev/null; find . -maxdepth 2 \( -name Makefile -o -name '*.mk' \) -type f | sed 's|^\./||') |
+  (cd "$1" && find tests common scripts .ci -type f 2>/dev/null; find . -maxdepth 2 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) -type f | sed 's|^\./||') |
     grep -vE '(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^common/\.build-mode$|^tests/\.check-all\.lock$' | sort -u
 }
 
@@ -103,10 +106,11 @@ for s in "${students[@]}"; do
     printf '%s\n' "${changed[@]}" > "$log/changed.txt"
   fi
   # the student's step sources over the kit's
-  (cd "$src" && find step0* -type f ! -name Makefile ! -name '*.o' ! -name '*.a' ! -path '*/asan/*' \
-     ! -name nbody ! -name 'nbody_*' 2>/dev/null) | while read -r f; do
-    mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
-  done
+  (cd "$src" && find step0* -type f ! -name Makefile ! -name GNUmakefile ! -name makefile ! -name '*.mk' \
+     ! -name '*.o' ! -name '*.a' ! -path '*/asan/*' ! -name nbody ! -name 'nbody_*' -print0 2>/dev/null) |
+    while IFS= read -r -d '' f; do
+      mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
+    done
   rc=0
   (cd "$dst" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
      timeout "$all_tmo" $make --no-print-directory "${makevars[@]}" check-all STEPS="$steps") \
