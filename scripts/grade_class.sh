@@ -22,7 +22,10 @@
 #     (3600): a submission that does not build, crashes or hangs gets its
 #     row with the reason, and the next student is graded.  As root each
 #     check-all runs contained (scripts/contain.sh); only results that it
-#     graded to its closing line count.
+#     graded to its closing line count.  The box of the student's code
+#     (tests/nb_sandbox.h) hides this tree (the answers: its step sources,
+#     its built programs) and SUBMISSIONS (the other students' work):
+#     NB_SANDBOX_HIDE.
 #
 # OUT: one row per student, one column per graded step (its points,
 # "earned/possible"), the total (the student's score: the kit's own checks
@@ -56,6 +59,14 @@ logs=$subs/.grades
 mkdir -p "$logs"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nbody-class.XXXXXX") || exit 2
 [ "${CLASS_KEEP:-0}" = 1 ] && echo "grade-class: keeping $work" || trap 'rm -rf "$work"' EXIT
+# what the student's code must not see (a directory that holds the copies
+# being graded cannot be hidden from them)
+hide=()
+for d in "$top" "$subs"; do
+  case "$work/" in "$d"/*) echo "grade-class: $d holds $work (TMPDIR): it is not hidden from the students' code" >&2 ;;
+                   *) hide+=("$d") ;; esac
+done
+hide=$(IFS=:; echo "${hide[*]}")
 
 students=()
 for d in "$subs"/*/; do
@@ -112,7 +123,7 @@ for s in "${students[@]}"; do
       mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
     done
   rc=0
-  (cd "$dst" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
+  (cd "$dst" && nb_contained env NB_SANDBOX_HIDE="$hide" NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
      timeout "$all_tmo" $make --no-print-directory "${makevars[@]}" check-all STEPS="$steps") \
      > "$log/check-all.log" 2>&1 || rc=$?
   [ $rc = 124 ] && flags+=("timed out after $all_tmo s: graded as far as it got")

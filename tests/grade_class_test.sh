@@ -17,7 +17,10 @@
 #          keeps it in (there it reaches nothing but itself and the box's
 #          init, which a signal from inside cannot kill), so the attack
 #          changes nothing: alice's marks, no flag, and the class -- this
-#          script with it -- is graded to the end.
+#          script with it -- is graded to the end; she also looks for the
+#          answers in the instructor's tree (this one, whose step sources
+#          and programs her code could read, run or build from) and finds
+#          it hidden.
 # grades.csv must have the header and the five rows so.
 # Environment: CUNIT_PREFIX, ARCH passed on; KEEP_TMP=1 keeps the directory.
 # Exit 0 when every check passed, 1 otherwise.
@@ -52,6 +55,16 @@ __attribute__((constructor)) static void eve(void)
     kill(-1, SIGKILL);
 }
 EOF
+cat >> "$subs/eve/step01_cpu/forces.c" <<EOF
+
+#include <stdio.h>
+__attribute__((constructor)) static void eve_looks(void)
+{
+    FILE *f = fopen("$top/step01_cpu/forces.c", "r");
+    printf("eve: %s\n", f ? "the instructor's answers are open to her" : "looked for the answers");
+    if (f) fclose(f);
+}
+EOF
 grep -q "spin" "$subs/carol/step01_cpu/forces.c" && grep -q "does not compile" "$subs/dave/step01_cpu/forces.c" ||
   { echo "grade_class_test: the submissions could not be made"; exit 1; }
 rc=0
@@ -76,6 +89,8 @@ check "dave: 0, could not be built" \
   bash -c '[[ "$(echo "$1" | cut -d, -f2)" == 0/* ]] && [[ "$1" == *"could not be built"* ]]' _ "$(row dave)"
 check "eve: kept in the box: alice's marks, no flag" \
   bash -c '[ "$(echo "$1" | cut -d, -f2)" = "$2" ] && [[ "$1" == *,\"\" ]]' _ "$(row eve)" "$full"
+check "eve: looked for the instructor's tree and found it hidden" \
+  bash -c 'grep -q "eve: looked for the answers" "$1" && ! grep -q "answers are open to her" "$1"' _ "$subs/.grades/eve/check-all.log"
 check "five rows" test "$(tail -n +2 "$csv" | wc -l)" = 5
 echo
 if [ $failed = 0 ]; then echo "grade_class_test: PASS ($checks checks)"; exit 0; fi
