@@ -25,7 +25,8 @@
 #     graded to its closing line count.  The box of the student's code
 #     (tests/nb_sandbox.h) hides this tree (the answers: its step sources,
 #     its built programs) and SUBMISSIONS (the other students' work):
-#     NB_SANDBOX_HIDE.
+#     NB_SANDBOX_HIDE; as root, so does the whole check-all, the build of
+#     the student's code included (NB_CONTAIN_HIDE, scripts/contain.sh).
 #
 # OUT: one row per student, one column per graded step (its points,
 # "earned/possible"), the total (the student's score: the kit's own checks
@@ -123,14 +124,17 @@ for s in "${students[@]}"; do
       mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
     done
   rc=0
-  (cd "$dst" && nb_contained env NB_SANDBOX_HIDE="$hide" NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
+  (cd "$dst" && NB_CONTAIN_HIDE=$hide nb_contained env NB_SANDBOX_HIDE="$hide" NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
      timeout "$all_tmo" $make --no-print-directory "${makevars[@]}" check-all STEPS="$steps") \
      > "$log/check-all.log" 2>&1 || rc=$?
   [ $rc = 124 ] && flags+=("timed out after $all_tmo s: graded as far as it got")
   res=$dst/tests/results
   # only results that check-all graded to its closing line count (the
   # results' checks are its own): one that was killed graded none
-  if [ $rc = 199 ]; then
+  if [ $rc = 198 ]; then
+    flags+=("no grade: the instructor's tree could not be hidden from the student's code (see .grades/$s/check-all.log)")
+    rm -f "$res"/*.tsv "$res"/summary.json
+  elif [ $rc = 199 ]; then
     flags+=("no grade: student code got out of the sandbox and killed a process of the grade (report it: the kit is at fault)")
     rm -f "$res"/*.tsv "$res"/summary.json
   elif [ $rc != 124 ] && ! grep -q '^check-all: [0-9]* passed' "$log/check-all.log"; then

@@ -20,7 +20,8 @@
 #          script with it -- is graded to the end; she also looks for the
 #          answers in the instructor's tree (this one, whose step sources
 #          and programs her code could read, run or build from) and finds
-#          it hidden.
+#          it hidden -- as root, at build time too (her forces.c does not
+#          compile where the instructor's can be #included).
 # grades.csv must have the header and the five rows so.
 # Environment: CUNIT_PREFIX, ARCH passed on; KEEP_TMP=1 keeps the directory.
 # Exit 0 when every check passed, 1 otherwise.
@@ -65,6 +66,10 @@ __attribute__((constructor)) static void eve_looks(void)
     if (f) fclose(f);
 }
 EOF
+if [ "$(id -u)" = 0 ]; then   # as root the whole check-all is contained (scripts/contain.sh)
+  printf '#if __has_include("%s/step01_cpu/forces.c")\n#error "eve: the answers can be #included"\n#endif\n' \
+    "$top" >> "$subs/eve/step01_cpu/forces.c"
+fi
 grep -q "spin" "$subs/carol/step01_cpu/forces.c" && grep -q "does not compile" "$subs/dave/step01_cpu/forces.c" ||
   { echo "grade_class_test: the submissions could not be made"; exit 1; }
 rc=0
