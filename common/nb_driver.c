@@ -32,6 +32,7 @@
 #include "nb_render.h"
 #include "nb_step.h"
 #include "nb_threads.h"
+#include "nb_timer.h"
 #include "nb_validate.h"
 #include "nb_verify.h"
 #include "nb_view.h"
@@ -95,7 +96,8 @@ typedef struct run_ctx {
     nb_frames *frames;           /* --render: the writer thread */
     nb_glframes *gl;             /* --render through GL, or NULL: the CPU splatter */
     char frames_how[1024];       /* what drew the frames (the report) */
-    char view_report[2048];      /* --view's lines of the report */
+    char frames_time[768];       /* where the frames' time went (the report, not with --csv) */
+    char view_report[4096];      /* --view's lines of the report */
 } run_ctx;
 
 /* Download the state and stop on a non-finite value: 'done' steps so far. */
@@ -186,13 +188,21 @@ static int frames_close(run_ctx *r, int rc)
 {
     if (!r->frames) return rc;
     if (r->gl) snprintf(r->frames_how, sizeof r->frames_how, "%s", nb_glframes_describe(r->gl));
+    char gl_time[512] = "";
+    if (r->gl) nb_glframes_timing(r->gl, gl_time, sizeof gl_time);
     nb_glframes_close(r->gl);
     r->gl = NULL;
     int64_t written = 0, dropped = 0;
     char keep[1100];
     snprintf(keep, sizeof keep, "%s", rc ? nb_errmsg() : "");
-    int wrc = nb_frames_close(r->frames, &written, &dropped);
+    double busy = 0.0, t0 = nb_now_ms();
+    int wrc = nb_frames_close_timed(r->frames, &written, &dropped, &busy);
+    double drain = nb_now_ms() - t0;
     r->frames = NULL;
+    if (written > 0)
+        snprintf(r->frames_time, sizeof r->frames_time, "    frames time: %s%sthe writer %.2f ms a frame "
+                 "(PNG, fsync, rename), %.0f ms waited for it at the end\n", gl_time,
+                 gl_time[0] ? "; " : "", busy / written, drain);
     char how[1024];
     snprintf(how, sizeof how, "%s", r->frames_how);
     snprintf(r->frames_how, sizeof r->frames_how, "  frames: %lld written to %.200s, %lld dropped "
@@ -430,6 +440,7 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         if (info.tree_nodes)
             printf("  tree: %lld cells, depth %d\n", (long long)info.tree_nodes, info.tree_depth);
         fputs(r.frames_how, stdout);
+        fputs(r.frames_time, stdout);
         fputs(r.view_report, stdout);
         if (o.bench) {
             printf("  bench: %d timed steps after %d warm-up step%s (%s)\n",

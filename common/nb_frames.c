@@ -13,6 +13,7 @@
 #include "nb_error.h"
 #include "nb_frames.h"
 #include "nb_render.h"
+#include "nb_timer.h"
 
 struct nb_frames {
     char           *dir;
@@ -24,6 +25,7 @@ struct nb_frames {
     int             next_number;
     int             stop, failed;
     int64_t         written, dropped;
+    double          busy_ms;       /* the writer's time in nb_png_write */
     char            why[1200];
     pthread_mutex_t mu;
     pthread_cond_t  cv;
@@ -45,14 +47,18 @@ static void *writer(void *arg)
         pthread_mutex_unlock(&f->mu);
         char why[1200];
         int rc = 0;
+        double took = 0.0;
         if (!path) {
             snprintf(why, sizeof why, "out of memory for a frame's file name");
             rc = 1;
         } else {
             snprintf(path, plen, "%s/frame_%06d.png", f->dir, number);
+            took = nb_now_ms();
             rc = nb_png_write(path, f->slot[k], f->w, f->h, why, sizeof why);
+            took = nb_now_ms() - took;
         }
         pthread_mutex_lock(&f->mu);
+        f->busy_ms += took;
         f->head = (f->head + 1) % f->depth;
         f->queued--;
         if (rc && !f->failed) {
@@ -143,6 +149,11 @@ void nb_frames_submit(nb_frames *f)
 
 int nb_frames_close(nb_frames *f, int64_t *written, int64_t *dropped)
 {
+    return nb_frames_close_timed(f, written, dropped, NULL);
+}
+
+int nb_frames_close_timed(nb_frames *f, int64_t *written, int64_t *dropped, double *busy_ms)
+{
     if (!f)
         return 0;
     pthread_mutex_lock(&f->mu);
@@ -152,6 +163,7 @@ int nb_frames_close(nb_frames *f, int64_t *written, int64_t *dropped)
     pthread_join(f->thread, NULL);
     if (written) *written = f->written;
     if (dropped) *dropped = f->dropped;
+    if (busy_ms) *busy_ms = f->busy_ms;
     int rc = f->failed ? nb_fail(NB_EXIT_RUNTIME, "--render: %s", f->why) : 0;
     pthread_cond_destroy(&f->cv);
     pthread_mutex_destroy(&f->mu);

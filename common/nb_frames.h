@@ -36,6 +36,9 @@ void nb_frames_submit(nb_frames *f);
  * counts of frames written and dropped; returns 0 or NB_EXIT_RUNTIME with
  * the first write error as the message ("--render: ...").  f is freed. */
 int nb_frames_close(nb_frames *f, int64_t *written, int64_t *dropped);
+/* The same, with the writer's time spent encoding and writing the frames
+ * (nb_png_write: PNG, fsync, rename), in ms. */
+int nb_frames_close_timed(nb_frames *f, int64_t *written, int64_t *dropped, double *busy_ms);
 
 #ifdef __cplusplus
 }

@@ -76,6 +76,9 @@ typedef struct view {
     /* statistics */
     int64_t       frames, shots;
     double        t0, last_end, frame_cost, cost_avg, frame_ms_sum, step_ms, inter_s, e0, de;
+    /* where the frames' time goes (the report): opening, the first frame,
+     * then the others' bodies in, draw issued, the wait for the GPU */
+    double        open_ms, first_ms, in_ms, issue_ms, finish_ms;
     int64_t       e_done;            /* the step of the last |dE/E0|, -1 none */
     char          last_shot[512];
     /* --serve */
@@ -394,6 +397,7 @@ static int draw(view *v)
         rc = v->sim->check(v->sim);
     if (rc)
         return rc;
+    double t1 = now_ms();
     if (downloaded)
         v->sim->fresh = 1;
     /* |dE/E0| from a fresh host copy: O(N^2), so at most once per 100 steps
@@ -438,11 +442,19 @@ static int draw(view *v)
         glfwSwapBuffers((GLFWwindow *)v->win);
     }
 #endif
+    double t2 = now_ms();
     nb_gl_finish();
     v->frames++;
     v->dirty = 0;
     v->last_end = now_ms();
     v->frame_cost = v->last_end - t0;
+    if (v->frames == 1)
+        v->first_ms = v->frame_cost;
+    else {
+        v->in_ms += t1 - t0;
+        v->issue_ms += t2 - t1;
+        v->finish_ms += v->last_end - t2;
+    }
     v->frame_ms_sum += v->frame_cost;
     /* the pacing's cost: a running mean, without the first frame (warm-up) */
     v->cost_avg = v->frames == 1 ? 0.0 : v->frames == 2 ? v->frame_cost
@@ -668,7 +680,9 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
     interrupted = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    double t_open = now_ms();
     int rc = open_view(&v, sim);
+    v.open_ms = now_ms() - t_open;
     if (!rc)
         rc = loop(&v);
     double wall = now_ms() - v.t0;
@@ -695,6 +709,16 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
                  v.egl ? " through " : "", v.egl ? nb_egl_describe(v.egl) : "",
                  nb_gl_feed_describe(&v.feed), (long long)v.shots, v.shots ? ", last " : "",
                  v.last_shot);
+    }
+    if (report && len && v.frames > 0) {
+        size_t k = strlen(report);
+        double m = v.frames > 1 ? (double)(v.frames - 1) : 1.0;
+        snprintf(report + k, len - k,
+                 "    view time: %.0f ms to open (context, renderer), first frame %.1f ms; the other "
+                 "%lld frames %.2f ms each (bodies%s in %.2f, draw issued %.2f, finish %.2f: waits "
+                 "for the GPU's drawing)\n", v.open_ms, v.first_ms, (long long)(v.frames - 1),
+                 (v.in_ms + v.issue_ms + v.finish_ms) / m, v.tree_on ? " and cells" : "",
+                 v.in_ms / m, v.issue_ms / m, v.finish_ms / m);
     }
     if (report && len) {
         size_t k = strlen(report);
@@ -741,6 +765,9 @@ struct nb_glframes {
     nb_gl_scene    sc;
     nb_render_view rv;
     char           how[768];
+    /* where a frame's time goes on the run's thread (the report) */
+    double         open_ms, first_ms, in_ms, draw_ms, read_ms;
+    int64_t        frames;
 };
 
 int nb_glframes_open(nb_glframes **out, nb_sim *sim, const nb_render_view *rv)
@@ -749,6 +776,7 @@ int nb_glframes_open(nb_glframes **out, nb_sim *sim, const nb_render_view *rv)
     nb_glframes *f = calloc(1, sizeof *f);
     if (!f)
         return nb_fail(NB_EXIT_RUNTIME, "out of memory");
+    double t0 = now_ms();
     int rc = nb_egl_open(&f->egl);
     if (!rc)
         rc = nb_gl_create(&f->gl, sim->st->n);
@@ -761,22 +789,47 @@ int nb_glframes_open(nb_glframes **out, nb_sim *sim, const nb_render_view *rv)
     f->sc.cam = nb_gl_camera_of(rv);
     f->sc.mode = NB_COLOUR_DENSITY;
     f->sc.tree = sim->o->render_tree;
+    f->open_ms = now_ms() - t0;
     *out = f;
     return 0;
 }
 
 int nb_glframes_draw(nb_glframes *f, nb_sim *sim, unsigned char *rgb, int *downloaded)
 {
+    double t0 = now_ms();
     int rc = nb_gl_fetch(f->gl, &f->feed, sim->step, sim->ctx, sim->st, -1, sim->o->render_tree,
                         downloaded);
     if (rc)
         return rc;
+    double t1 = now_ms();
     nb_facts facts;
     nb_view_facts(&facts, sim, &f->rv, f->rv.size);
     f->sc.facts = &facts;
     rc = nb_gl_draw(f->gl, NB_GL_OFFSCREEN, f->rv.size, f->rv.size, &f->sc);
     f->sc.facts = NULL;
-    return rc ? rc : nb_gl_read(f->gl, NB_GL_OFFSCREEN, f->rv.size, f->rv.size, rgb);
+    double t2 = now_ms();
+    if (!rc)
+        rc = nb_gl_read(f->gl, NB_GL_OFFSCREEN, f->rv.size, f->rv.size, rgb);
+    double t3 = now_ms();
+    if (f->frames++ == 0)
+        f->first_ms = t3 - t0;                      /* warm-up: sizes the images, registers */
+    else {
+        f->in_ms += t1 - t0;
+        f->draw_ms += t2 - t1;
+        f->read_ms += t3 - t2;
+    }
+    return rc;
+}
+
+void nb_glframes_timing(nb_glframes *f, char *buf, size_t len)
+{
+    int64_t k = f->frames > 1 ? f->frames - 1 : 1;
+    snprintf(buf, len, "GL renderer opened in %.0f ms, first frame %.1f ms; the other %lld frames "
+             "%.2f ms each on the run's thread (bodies%s in %.2f, draw issued %.2f, read back %.2f: "
+             "waits for the GPU's drawing)",
+             f->open_ms, f->first_ms, (long long)(f->frames > 1 ? f->frames - 1 : 0),
+             (f->in_ms + f->draw_ms + f->read_ms) / k, f->sc.tree ? " and cells" : "", f->in_ms / k,
+             f->draw_ms / k, f->read_ms / k);
 }
 
 const char *nb_glframes_describe(nb_glframes *f)

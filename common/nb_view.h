@@ -98,6 +98,10 @@ int  nb_glframes_open(nb_glframes **f, nb_sim *sim, const nb_render_view *v);
 int  nb_glframes_draw(nb_glframes *f, nb_sim *sim, unsigned char *rgb, int *downloaded);
 /* What drew the frames: the GL renderer, the context, how the bodies came. */
 const char *nb_glframes_describe(nb_glframes *f);
+/* Where their time went on the run's thread: opening the context and the
+ * renderer, the first frame, then per frame the bodies (and cells) in,
+ * drawing, reading back (which waits for the GPU). */
+void nb_glframes_timing(nb_glframes *f, char *buf, size_t len);
 void nb_glframes_close(nb_glframes *f);
 
 /* The facts of the frame of the current step (program, step, t, N, scale,

@@ -46,4 +46,10 @@ const char *nb_glframes_describe(nb_glframes *f)
     return "no OpenGL in this build";
 }
 
+void nb_glframes_timing(nb_glframes *f, char *buf, size_t len)
+{
+    (void)f;
+    if (len) buf[0] = '\0';
+}
+
 void nb_glframes_close(nb_glframes *f) { (void)f; }
