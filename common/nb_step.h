@@ -97,8 +97,9 @@ typedef struct nb_step {
     double host_bytes_per_body;
     double device_bytes_per_body;
     /* GPU steps: where the current bodies are on the device (the view
-     * draws them without a host copy); may be NULL: the view then draws
-     * what download() gives. */
+     * draws them without a host copy); may be NULL, or leave out->x NULL
+     * (a run with no float copy of its bodies there, --precision double):
+     * the view then draws what download() gives. */
     int  (*bodies)(void *ctx, nb_bodies *out);
     /* --precision double and mixed (steps with NB_OPT_PRECISION,
      * handouts/08_precision.md): what the step holds, unrounded, n doubles

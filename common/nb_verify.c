@@ -160,14 +160,15 @@ nb_tolerance nb_tolerance_for_precision(int tree, double theta, int64_t n, int p
 {
     nb_tolerance t = { 0, 0, 0, NULL };
     if (tree || precision == NB_PREC_SINGLE) return nb_tolerance_for_n(tree, theta, n);
-    if (precision == NB_PREC_DOUBLE) {
-        t.max = NB_TOL_DOUBLE_MAX;
-        t.why = "all-pairs double: max <= 1e-10 (double sums lose ~1e-15; a float operation costs >= 1e-8)";
-    } else {
-        t.max = NB_TOL_MIXED_MAX;
-        t.why = "all-pairs mixed: max <= 1e-5 at every N (float interactions, compensated sums: "
-                "measured <= 6e-7)";
+    if (precision == NB_PREC_MIXED) {
+        t = nb_tolerance_for_n(0, 0, n);
+        t.why = n <= NB_TOL_ALLPAIRS_MAX_N
+                    ? "all-pairs mixed, float interactions: single's bound, max <= 1e-4"
+                    : "all-pairs mixed, float interactions: single's bounds, median <= 1e-3, p99 <= 1e-2";
+        return t;
     }
+    t.max = NB_TOL_DOUBLE_MAX;
+    t.why = "all-pairs double: max <= 1e-10 (double sums lose ~1e-15; a float operation costs >= 1e-8)";
     return t;
 }
 

@@ -64,19 +64,24 @@ static int forces_double(const double3 *pos, const float *mass, double3 *acc, in
     /* END SOLUTION */
 }
 
-/* The same from the float positions rel (relative to the origin): each
- * chunk of MIXED_CHUNK sources summed in float with nb_interact_mixed, the
- * chunk sums added with compensation (hi + lo), the total in double. */
-static int forces_mixed(const float3 *rel, const float *mass, double3 *acc, int64_t n, float eps2,
-                        int threads)
+/* The same in mixed precision: the positions relative to the origin,
+ * rounded to float (rel); then each chunk of MIXED_CHUNK sources summed in
+ * float with nb_interact_mixed, the chunk sums added with compensation
+ * (hi + lo), the total in double. */
+static int forces_mixed(const double3 *pos, const double origin[3], float3 *rel, const float *mass,
+                        double3 *acc, int64_t n, float eps2, int threads)
 {
     /* BEGIN SOLUTION
-     * For every body i: for each chunk of MIXED_CHUNK bodies j, a float sum of
-     * nb_interact_mixed() (vectorized); add each chunk's sum to a compensated total with
-     * nb_sum2(&hi, &lo, chunk); acc[i] = hi + lo in double.  See handouts/08_precision.md.
+     * rel[i] = pos[i] - origin, the difference taken in double, then rounded to float.  For every
+     * body i: for each chunk of MIXED_CHUNK bodies j, a float sum of nb_interact_mixed()
+     * (vectorized); add each chunk's sum to a compensated total with nb_sum2(&hi, &lo, chunk);
+     * acc[i] = hi + lo in double.  See handouts/08_precision.md.
      */
-    /* BLANK: (void)rel; (void)mass; (void)acc; (void)n; (void)eps2; (void)threads; */
+    /* BLANK: (void)pos; (void)origin; (void)rel; (void)mass; (void)acc; (void)n; (void)eps2; (void)threads; */
     /* BLANK: return nb_todo("forces_mixed() in wide.c (an optional exercise)", "08_precision"); */
+    for (int64_t i = 0; i < n; i++)
+        rel[i] = (float3){ (float)(pos[i].x - origin[0]), (float)(pos[i].y - origin[1]),
+                           (float)(pos[i].z - origin[2]) };
     #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t i = 0; i < n; i++) {
         const float xi = rel[i].x, yi = rel[i].y, zi = rel[i].z;
@@ -102,10 +107,7 @@ static int forces(wide_ctx *c, double3 *acc)
 {
     if (c->precision == NB_PREC_DOUBLE)
         return forces_double(c->pos, c->mass, acc, c->n, c->eps2, c->threads);
-    for (int64_t i = 0; i < c->n; i++)
-        c->rel[i] = (float3){ (float)(c->pos[i].x - c->origin[0]), (float)(c->pos[i].y - c->origin[1]),
-                              (float)(c->pos[i].z - c->origin[2]) };
-    return forces_mixed(c->rel, c->mass, acc, c->n, (float)c->eps2, c->threads);
+    return forces_mixed(c->pos, c->origin, c->rel, c->mass, acc, c->n, (float)c->eps2, c->threads);
 }
 
 /* The origin of the mixed positions, per axis: 0 where [lo, hi] holds 0,

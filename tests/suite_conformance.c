@@ -649,6 +649,17 @@ static void t_bad_options(void)
     if (!(S->options & NB_OPT_THREADS)) BAD("--threads", "2");
     if (!(S->options & NB_OPT_BLOCK)) BAD("--block", "128");
     if (!(S->options & NB_OPT_CPU)) BAD("--cpu");
+    if (!(S->options & NB_OPT_PRECISION)) {
+        BAD("--precision", "single");
+        BAD("--precision", "double");
+    } else {
+        BAD("--precision", "quad");
+        BAD("--precision", "Double");
+        BAD("--precision", "");
+        BAD("--precision", " mixed");
+        BAD("--precision=double,");
+        BAD("--precision");
+    }
     if (!(S->options & NB_OPT_GPUS)) BAD("--gpus", "2");
     else {
         BAD("--gpus", "0");
