@@ -16,7 +16,7 @@ set multiplot layout 1,2 title "Last-bit drift — ".sub
 set logscale y
 set format y "10^{%L}"
 set grid xtics ytics lc rgb "#dddddd"
-set key outside below left maxrows 6 samplen 2 spacing 1.1 font ",11"
+set key outside below center maxrows 3 samplen 2 spacing 1.1 font ",11"
 set bmargin 9
 set xlabel "t (N-body units)" offset 0,0.5
 
