@@ -136,6 +136,31 @@ int nb_t_step_run64(const nb_step *step, const nb_state *s, const nb_options *o,
     return rc;
 }
 
+void nb_t_planets(nb_state *s, double x0)
+{
+    static const double m[4] = { 1.0, 0.3, 0.05, 0.15 }, r[4] = { 0, 1.0, 1.8, 3.1 };
+    static const double phase[4] = { 0, 0.3, 2.4, 4.1 }, tilt[4] = { 0, 0.1, -0.25, 0.4 };
+    CU_ASSERT_FATAL(nb_state_alloc(s, 4) == 0);
+    double p[3] = { 0, 0, 0 }, mt = 0;
+    for (int i = 0; i < 4; i++) {
+        double c = cos(phase[i]), sn = sin(phase[i]), v = i ? sqrt((m[0] + m[i]) / r[i]) : 0;
+        s->m[i] = (float)m[i];
+        s->x[i] = (float)(x0 + r[i] * c);
+        s->y[i] = (float)(r[i] * sn * cos(tilt[i]));
+        s->z[i] = (float)(r[i] * sn * sin(tilt[i]));
+        s->vx[i] = (float)(-v * sn);
+        s->vy[i] = (float)(v * c * cos(tilt[i]));
+        s->vz[i] = (float)(v * c * sin(tilt[i]));
+        p[0] += m[i] * s->vx[i]; p[1] += m[i] * s->vy[i]; p[2] += m[i] * s->vz[i];
+        mt += m[i];
+    }
+    for (int i = 0; i < 4; i++) {               /* the centre of mass at rest */
+        s->vx[i] = (float)(s->vx[i] - p[0] / mt);
+        s->vy[i] = (float)(s->vy[i] - p[1] / mt);
+        s->vz[i] = (float)(s->vz[i] - p[2] / mt);
+    }
+}
+
 const char *nb_t_tmpfile(int slot, const char *suffix)
 {
     static char paths[4][256];

@@ -62,6 +62,12 @@ int nb_t_step_accel64(const nb_step *step, const nb_state *s, const nb_options *
                       double **ax, double **ay, double **az);
 int nb_t_step_run64(const nb_step *step, const nb_state *s, const nb_options *o, int steps,
                     nb_state64 *d);
+/* A small planetary system (allocates s): a central body and three
+ * satellites on near-circular, mutually inclined orbits of radii 1, 1.8 and
+ * 3.1, unequal masses (1, 0.3, 0.05, 0.15), the centre of mass at rest,
+ * moved by (x0, 0, 0).  The closest approach stays ~0.8, far above eps =
+ * 1e-3: the orbit is smooth and the softening plays no part. */
+void nb_t_planets(nb_state *s, double x0);
 /* Temporary file path under $TMPDIR (static buffer per call slot 0..3). */
 const char *nb_t_tmpfile(int slot, const char *suffix);
 

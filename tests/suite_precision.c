@@ -126,34 +126,6 @@ static void t_double_hand(void)
 
 /* ---- trajectories: a small planetary system ---- */
 
-/* A central body and three satellites on inclined, near-circular orbits of
- * radii 1, 1.8 and 3.1 (masses 1, 0.3, 0.05, 0.15), the centre of mass at
- * rest, moved by (x0, 0, 0). */
-static void planets(nb_state *s, double x0)
-{
-    static const double m[4] = { 1.0, 0.3, 0.05, 0.15 }, r[4] = { 0, 1.0, 1.8, 3.1 };
-    static const double phase[4] = { 0, 0.3, 2.4, 4.1 }, tilt[4] = { 0, 0.1, -0.25, 0.4 };
-    CU_ASSERT_FATAL(nb_state_alloc(s, 4) == 0);
-    double p[3] = { 0, 0, 0 }, mt = 0;
-    for (int i = 0; i < 4; i++) {
-        double c = cos(phase[i]), sn = sin(phase[i]), v = i ? sqrt((m[0] + m[i]) / r[i]) : 0;
-        s->m[i] = (float)m[i];
-        s->x[i] = (float)(x0 + r[i] * c);
-        s->y[i] = (float)(r[i] * sn * cos(tilt[i]));
-        s->z[i] = (float)(r[i] * sn * sin(tilt[i]));
-        s->vx[i] = (float)(-v * sn);
-        s->vy[i] = (float)(v * c * cos(tilt[i]));
-        s->vz[i] = (float)(v * c * sin(tilt[i]));
-        p[0] += m[i] * s->vx[i]; p[1] += m[i] * s->vy[i]; p[2] += m[i] * s->vz[i];
-        mt += m[i];
-    }
-    for (int i = 0; i < 4; i++) {
-        s->vx[i] = (float)(s->vx[i] - p[0] / mt);
-        s->vy[i] = (float)(s->vy[i] - p[1] / mt);
-        s->vz[i] = (float)(s->vz[i] - p[2] / mt);
-    }
-}
-
 /* The largest |x - x_ref| and |v - v_ref| over the bodies (a NaN stays). */
 static void diff64(const nb_state64 *a, const nb_state64 *b, double *ex, double *ev)
 {
@@ -179,7 +151,7 @@ static int orbit(double x0, int precision, double *ex, double *ev)
 {
     nb_state s;
     nb_state64 ref, got;
-    planets(&s, x0);
+    nb_t_planets(&s, x0);
     nb_options o = opts(4, precision);
     o.eps = ORBIT_EPS;
     o.dt = ORBIT_DT;
