@@ -458,11 +458,17 @@ static void t_tables_spread(void)
 
 /* ---- make report ----------------------------------------------------------------- */
 
+/* The page of h100's folder; its frames from a folder of frames made here
+ * (REPORT_FRAMES): the kit's scripts run unboxed, so no step's program may
+ * run (report.sh would draw frames with step01_cpu/nbody, student code). */
 static void t_report_self_contained(void)
 {
     const char *page = nb_t_tmpfile(1, ".html");
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "REPORT_RUN=0 SLUG=h100 REPORT='%s' bash scripts/report.sh", page);
+    char frames[300], cmd[2000];
+    snprintf(frames, sizeof frames, "%s", nb_t_tmpfile(2, ".frames"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && cp handouts/figures/collision_t0.png "
+             "'%s/frame_000000.png' && REPORT_RUN=0 REPORT_FRAMES='%s' SLUG=h100 REPORT='%s' bash scripts/report.sh",
+             frames, frames, frames, frames, page);
     static char out[4096];
     int rc = sh(cmd, out, sizeof out, 60);
     NB_ASSERT_FATAL(rc == 0, "make report: exit %d", rc);
@@ -486,6 +492,8 @@ static void t_report_self_contained(void)
     NB_ASSERT(links >= 5, "the page has %d links (its sections)", links);
     free(html);
     remove(page);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", frames);
+    sh(cmd, out, sizeof out, 10);
 }
 
 /* Every count a document quotes after a <!--count:KEY--> marker (points,
