@@ -17,6 +17,7 @@ NB_TOP := .
 include tests/runners.mk
 CC ?= gcc
 include common/gl.mk
+include common/serve.mk
 STEPS   := $(NB_STEPS)
 # STEPS=... on the command line narrows every target to those steps
 RUNNERS  = $(call nb_runners,$(STEPS))
@@ -30,6 +31,7 @@ all: deps $(STEPS)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
 	@$(if $(GL_FOUND),$(if $(GLFW_FOUND),,echo 'make: the --view window is left out ($(GLFW_WHY)); GL frames are built'))
+	@$(if $(SERVE_FOUND),,echo 'make: --serve (the view in a browser) is left out: $(SERVE_WHY)')
 
 # common/ first, once: the steps (built in parallel with -j) only link it.
 common: deps

@@ -83,6 +83,10 @@ NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)'
 include $(COMMON_DIR)gl.mk
 CFLAGS  += $(GL_CFLAGS) $(STB_CFLAGS)
 LDLIBS  += $(GL_LIBS)
+# the view in a browser (--serve PORT): optional too, see serve.mk
+include $(COMMON_DIR)serve.mk
+CFLAGS  += $(SERVE_CFLAGS)
+LDLIBS  += $(SERVE_LIBS)
 
 # libpng (frames, --render)
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)

@@ -18,6 +18,8 @@
  * one line on stderr, and the return value is the exit code. */
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 #include "nb_mem.h"
 #include "nb_render.h"
 #include "nb_step.h"
+#include "nb_threads.h"
 #include "nb_validate.h"
 #include "nb_verify.h"
 #include "nb_view.h"
@@ -69,11 +72,18 @@ void nb_cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
-/* CSV field: commas and quotes in free text (device names) are replaced. */
-static void csv_text(FILE *out, const char *s)
+/* Free text in the report (a file name, a device name): control
+ * characters -- a newline in --ic -- become '?', so a result stays one line;
+ * in a CSV field, commas and quotes become spaces too. */
+static void text_out(FILE *out, const char *s, int csv)
 {
-    for (; *s; s++) fputc((*s == ',' || *s == '"') ? ' ' : *s, out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        fputc(c < 0x20 || c == 0x7f ? '?' : csv && (c == ',' || c == '"') ? ' ' : c, out);
+    }
 }
+static void print_text(FILE *out, const char *s) { text_out(out, s, 0); }
+static void csv_text(FILE *out, const char *s) { text_out(out, s, 1); }
 
 typedef struct run_ctx {
     const nb_step *step;
@@ -124,6 +134,8 @@ static int sim_advance(nb_sim *sim, nb_step_time *t)
 static int render_now(run_ctx *r, int *downloaded)
 {
     *downloaded = 0;
+    /* a frame that could not be written stops the run (frames_close says why) */
+    if (nb_frames_failed(r->frames)) return NB_EXIT_RUNTIME;
     unsigned char *rgb = nb_frames_slot(r->frames);
     if (!rgb) return 0;
     int rc, size = r->view.size;
@@ -187,8 +199,8 @@ static int frames_close(run_ctx *r, int rc)
              "(the writer was behind), drawn by %.600s\n", (long long)written, r->o->render_dir,
              (long long)dropped, how);
     if (r->o->csv) fprintf(stderr, "%s: %s", r->step->name, r->frames_how + 2);
-    if (rc) return nb_fail(rc, "%s", keep);     /* the first error wins */
-    return wrc;
+    if (rc && keep[0]) return nb_fail(rc, "%s", keep);     /* the first error wins */
+    return wrc ? wrc : rc;                       /* (a frame not written stopped the run) */
 }
 
 /* --check of a --precision double or mixed run: the step's own double
@@ -227,7 +239,7 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     if ((rc = step->init(&r->ctx, &r->st, o))) return rc;
     r->sim = (nb_sim){ step, r->ctx, &r->st, o, 0, 0, sim_advance, sim_check, r };
     int64_t done = 0;
-    if (o->view) {
+    if (o->view || o->serve) {
         if ((rc = nb_view_run(&r->sim, r->view_report, sizeof r->view_report))) return rc;
         done = r->sim.done;
     } else {
@@ -252,7 +264,11 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
             if (!rc && o->render_dir && (k + 1) % o->render_every == 0) rc = render_now(r, &downloaded);
             if (!rc && !downloaded && k + 1 < o->steps && (k == 0 || (k + 1) % NB_WATCH_EVERY == 0))
                 rc = watch(r, done);
-            if (rc) { free(times); return frames_close(r, rc); }
+            if (rc) {
+                nb_progress_end(&prog);         /* the error starts a line of its own */
+                free(times);
+                return frames_close(r, rc);
+            }
             nb_progress_update(&prog, k + 1);
         }
         nb_progress_end(&prog);
@@ -286,6 +302,21 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     return NB_OK;
 }
 
+/* Host memory a run allocates besides its bodies, and what for: a --render
+ * frame (12 B/pixel at its peak: the pixels' masses in double, their levels
+ * and the RGB image; the view's sample of up to 65536 radii) and --bench's
+ * timing records (one per timed step, and a double each to summarize). */
+static double extra_bytes(const nb_options *o, char *what, size_t len)
+{
+    double frame = 0, bench = 0;
+    if (o->render_dir)
+        frame = 12.0 * o->render_size * o->render_size + 8.0 * o->render_size + 65536 * 8.0;
+    if (o->bench) bench = (double)o->steps * (sizeof(nb_step_time) + sizeof(double));
+    snprintf(what, len, "%s%s%s", frame > 0 ? "--render frames" : "",
+             frame > 0 && bench > 0 ? " and " : "", bench > 0 ? "--bench's timing records" : "");
+    return frame + bench;
+}
+
 /* Read a file or generate a model into r->st, with the memory checks first
  * and the bodies validated in float (see the order at the top). */
 static int bodies(run_ctx *r, nb_options *o)
@@ -296,6 +327,8 @@ static int bodies(run_ctx *r, nb_options *o)
     double dev = step->device_bytes_per_body > 0 ? step->device_bytes_per_body
                                                  : NB_DEVICE_BYTES_PER_BODY_DEFAULT;
     int model = nb_ic_is_model(o->ic), rc;
+    char what[80];
+    double extra = extra_bytes(o, what, sizeof what);
     if (!model) {
         /* a file is read first: a bad file is exit 2 on every machine, and
          * its size is needed (the readers check the memory for themselves) */
@@ -303,12 +336,14 @@ static int bodies(run_ctx *r, nb_options *o)
         o->n = r->st.n;
         if ((rc = nb_state_validate(&r->st, o->eps))) return rc;
         if (step->probe && (rc = step->probe(o))) return rc;
-        rc = nb_mem_check(o->n, host, (double)o->n * 7.0 * sizeof(float), "", "");
+        rc = nb_mem_check_extra(o->n, host, (double)o->n * 7.0 * sizeof(float), extra, what, "",
+                                "");
     } else {
         /* the models have total mass 1 */
         if ((rc = nb_eps_check(1.0, o->eps))) return rc;
         if (step->probe && (rc = step->probe(o))) return rc;
-        rc = nb_mem_check(o->n, host, 0, "", "; use a smaller -n");
+        rc = nb_mem_check_extra(o->n, host, 0, extra, what, "", extra > 0 ? "; use a smaller -n, "
+                                "--render-size or fewer -s with --bench" : "; use a smaller -n");
     }
     if (rc) return rc;
     if (step->probe && nb_cuda_fits && (rc = nb_cuda_fits((long long)o->n, dev))) return rc;
@@ -337,6 +372,14 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         return rc;
     }
 
+    /* where the results will go, before anything is computed */
+    const char *input = nb_ic_is_model(o.ic) ? NULL : !strncmp(o.ic, "tipsy:", 6) ? o.ic + 6 : o.ic;
+    if ((o.save && (rc = nb_out_check("--save", o.save, input))) ||
+        (o.render_dir && (rc = nb_render_check(o.render_dir)))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        return rc;
+    }
+
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.step = step;
@@ -347,6 +390,21 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         return rc;
     }
     o.n = r.st.n;
+    /* the threads of the run, started now (a limit on threads is exit 3
+     * here, not libgomp's exit 1 later): a CPU code's --threads, and the
+     * double reference's for --check -- the same --threads, or at most
+     * NB_REF_THREADS beside a GPU code */
+    int cpu_code = (step->options & NB_OPT_THREADS) != 0;
+    int ref = cpu_code ? o.threads : omp_get_max_threads() < NB_REF_THREADS ? omp_get_max_threads()
+                                                                            : NB_REF_THREADS;
+    nb_ref_set_threads(ref);
+    int team = cpu_code ? o.threads : 1;
+    if (o.check && ref > team) team = ref;
+    if ((rc = nb_threads_start(team, cpu_code ? "use fewer --threads" : "run without --check"))) {
+        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
+        nb_state_free(&r.st);
+        return rc;
+    }
     nb_bench bench;
     nb_errstats err;
     double energy[2] = { 0, 0 };
@@ -384,8 +442,11 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
                nb_precision_name(o.precision));
     } else if (!rc) {
         printf("%s: %s\n", step->name, step->idea);
-        printf("  bodies %lld (%s, seed %llu), %d steps of dt %g, eps %g", (long long)o.n, o.ic,
-               (unsigned long long)o.seed, o.steps, o.dt, o.eps);
+        printf("  bodies %lld (", (long long)o.n);
+        print_text(stdout, o.ic);
+        printf(", seed %llu), %d steps", (unsigned long long)o.seed, o.steps);
+        if (o.bench && o.warmup > 0) printf(" (+%d warm-up)", o.warmup);
+        printf(" of dt %g, eps %g", o.dt, o.eps);
         if (step->options & NB_OPT_THETA) printf(", theta %g", o.theta);
         if (step->options & NB_OPT_PRECISION) printf(", precision %s", nb_precision_name(o.precision));
         putchar('\n');
@@ -435,12 +496,20 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
 
 int nb_main(int argc, char **argv, const nb_step *step)
 {
+    /* A closed pipe (nbody | head -1) or the file size limit (ulimit -f)
+     * kill a program by default: here a write fails instead (EPIPE, EFBIG),
+     * and the run says what happened. */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
     int rc = nb_main_run(argc, argv, step);
-    /* results on a full disk or a closed pipe are an I/O error, not a success */
+    /* results on a full disk are an I/O error, not a success; a reader that
+     * closed the pipe after what it wanted (head -1) is not (coreutils keep
+     * quiet too): the run's own code stands */
     errno = 0;
     int bad = fflush(stdout) != 0 || ferror(stdout);
     int err = errno;
     if (fclose(stdout) != 0 && !bad) { bad = 1; err = errno; }
+    if (bad && err == EPIPE) return rc;
     if (bad && (rc == 0 || rc == NB_EXIT_CHECK)) {
         fprintf(stderr, "%s: error writing the results to stdout: %s\n", step->name,
                 err ? strerror(err) : "I/O error");

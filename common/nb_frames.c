@@ -105,6 +105,14 @@ int nb_frames_open(nb_frames **out, const char *dir, int w, int h)
                    "%dx%d?)", depth, w, h);
 }
 
+int nb_frames_failed(nb_frames *f)
+{
+    pthread_mutex_lock(&f->mu);
+    int failed = f->failed;
+    pthread_mutex_unlock(&f->mu);
+    return failed;
+}
+
 unsigned char *nb_frames_slot(nb_frames *f)
 {
     pthread_mutex_lock(&f->mu);

@@ -27,6 +27,9 @@ int nb_frames_open(nb_frames **f, const char *dir, int w, int h);
  * full and this frame is dropped (counted).  Also NULL after a write error
  * (the rest of the frames are not written; nb_frames_close reports it). */
 unsigned char *nb_frames_slot(nb_frames *f);
+/* 1 once a frame could not be written (the run stops then: nb_frames_close
+ * gives the error), else 0. */
+int nb_frames_failed(nb_frames *f);
 /* Hand the slot just filled to the writer. */
 void nb_frames_submit(nb_frames *f);
 /* Wait for the writer to finish what was submitted and stop it.  The

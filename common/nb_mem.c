@@ -4,6 +4,7 @@
 #include <string.h>
 #include "nb_error.h"
 #include "nb_mem.h"
+#include "nb_options.h"
 
 #define GIB 1073741824.0
 
@@ -112,14 +113,10 @@ static double meminfo_available(void)
 
 double nb_mem_available(char *why, size_t len)
 {
-    const char *fake = getenv("NB_FAKE_MEM_AVAILABLE");
-    if (fake && *fake >= '0' && *fake <= '9') {
-        char *end;
-        double v = strtod(fake, &end);
-        if (!*end) {
-            if (why) snprintf(why, len, "NB_FAKE_MEM_AVAILABLE");
-            return v;
-        }
+    int64_t fake;
+    if (nb_env_i64("NB_FAKE_MEM_AVAILABLE", 0, INT64_MAX, &fake) == 1) {
+        if (why) snprintf(why, len, "NB_FAKE_MEM_AVAILABLE");
+        return (double)fake;
     }
     double mem = meminfo_available(), cg = cgroup_available();
     const char *src = "MemAvailable";
@@ -140,15 +137,25 @@ static const char *human(double bytes, char *buf, size_t len)
     return buf;
 }
 
-int nb_mem_check(int64_t n, double bytes_per_body, double held, const char *context, const char *hint)
+int nb_mem_check_extra(int64_t n, double bytes_per_body, double held, double extra,
+                       const char *extra_what, const char *context, const char *hint)
 {
-    char why[64], a[32], b[32];
+    char why[64], a[32], b[32], c[32];
     double avail = nb_mem_available(why, sizeof why);
-    double need = (double)n * bytes_per_body;
+    double need = (double)n * bytes_per_body + extra;
     if (avail < 0 || need - held <= avail) return NB_OK;
     avail += held;
+    char plus[200] = "";
+    if (extra > 0)
+        snprintf(plus, sizeof plus, " plus %s for %s", human(extra, c, sizeof c),
+                 extra_what ? extra_what : "the run");
     return nb_fail(NB_EXIT_RUNTIME, "out of host memory%s: %lld bodies need about %s "
-                   "(%.0f B/body), %s are available (%s)%s", context ? context : "",
-                   (long long)n, human(need, a, sizeof a), bytes_per_body,
+                   "(%.0f B/body)%s, %s are available (%s)%s", context ? context : "",
+                   (long long)n, human(need - extra, a, sizeof a), bytes_per_body, plus,
                    human(avail, b, sizeof b), why, hint ? hint : "");
+}
+
+int nb_mem_check(int64_t n, double bytes_per_body, double held, const char *context, const char *hint)
+{
+    return nb_mem_check_extra(n, bytes_per_body, held, 0, NULL, context, hint);
 }

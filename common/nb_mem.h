@@ -27,6 +27,11 @@ double nb_mem_available(char *why, size_t len);
  * be "" (e.g. " reading 'f.bin'", "; use a smaller -n"). */
 int nb_mem_check(int64_t n, double bytes_per_body, double held, const char *context,
                  const char *hint);
+/* The same with 'extra' bytes the run needs besides its bodies (frames,
+ * timing records), named by extra_what in the message ("... plus 805 MiB for
+ * --render frames of 8192x8192 pixels"). */
+int nb_mem_check_extra(int64_t n, double bytes_per_body, double held, double extra,
+                       const char *extra_what, const char *context, const char *hint);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  * characters), range-checked, and checked in float, the precision the steps
  * compute in: a number that is not 0 but becomes 0 (or a denormal, which
  * the GPU flushes to 0) in float is refused. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -63,6 +64,16 @@ int nb_parse_double(const char *s, double *out)
     if (errno == ERANGE && fabs(v) > 1.0) return -1;    /* overflow; underflow is checked in float */
     *out = v;
     return 0;
+}
+
+int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *v = getenv(name);
+    int64_t x;
+    if (!v || !*v) return 0;
+    if (nb_parse_i64(v, &x) || x < lo || x > hi) return -1;
+    *out = x;
+    return 1;
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -162,6 +173,11 @@ static const opt_row nb_opts[] = {
       .help = "watch the run live in a window (OpenGL; keys below); not with --bench, --csv, --render" },
     { .name = "view-size", .kind = K_STR, .field = F(view_size), .def.s = "1024x768", .meta = "WxH",
       .help = "the window's size in pixels, each in [64, 8192]" },
+    { .name = "serve", .kind = K_INT, .field = F(serve_port), .lo = 0, .hi = 65535, .def.i = -1,
+      .def_text = "off", .meta = "PORT",
+      .help = "watch the run in a browser: an HTTP server on 127.0.0.1:PORT (0: any free port); see below" },
+    { .name = "serve-addr", .kind = K_STR, .field = F(serve_addr), .def.s = "127.0.0.1", .meta = "ADDR",
+      .help = "the address --serve listens on (one that is not loopback is warned about)" },
     { .name = "help", .shrt = 'h', .kind = K_HELP, .field = NO_FIELD,
       .help = "print this help and exit" },
     { .name = "version", .kind = K_VERSION, .field = NO_FIELD, .help = "print the version and exit" },
@@ -222,6 +238,7 @@ void nb_print_help(FILE *out, const char *prog, unsigned options)
         fputc('\n', out);
     }
     fprintf(out, "\n%s", NB_VIEW_KEYS_HELP);
+    fprintf(out, "\n%s", NB_SERVE_HELP);
     fprintf(out, "\nexit codes: 0 ok, 1 --check failed, 2 bad usage or input, 3 runtime failure\n"
                  "(CUDA error, out of memory, I/O), 4 step not implemented yet, 77 no usable CUDA device\n");
 }
@@ -236,8 +253,9 @@ static int set_value(const opt_row *d, const char *name, const char *val, nb_opt
     switch (d->kind) {
     case K_INT:
     case K_I64:
+        /* a minus sign where the range has no negative value: "-0" too */
         if (nb_parse_i64(val, &iv) || (double)iv < d->lo || (double)iv > d->hi ||
-            (d->multiple && iv % d->multiple)) {
+            (d->multiple && iv % d->multiple) || (d->lo >= 0 && val[0] == '-')) {
             if (d->multiple)
                 return nb_fail(NB_EXIT_USAGE, "%s: expected a multiple of %d in [%.0f, %.0f], got '%s'",
                                name, d->multiple, d->lo, d->hi, val);
@@ -254,7 +272,8 @@ static int set_value(const opt_row *d, const char *name, const char *val, nb_opt
         *(uint64_t *)p = uv;
         return 0;
     case K_REAL:
-        if (nb_parse_double(val, &rv) || (d->lo_open ? rv <= d->lo : rv < d->lo) || rv > d->hi)
+        if (nb_parse_double(val, &rv) || (d->lo_open ? rv <= d->lo : rv < d->lo) || rv > d->hi ||
+            (d->lo >= 0 && signbit(rv)))            /* -0 */
             return nb_fail(NB_EXIT_USAGE, "%s: expected a finite number in %c%g, %g], got '%s'",
                            name, d->lo_open ? '(' : '[', d->lo, d->hi, val);
         if (rv != 0 && fabs(rv) < d->float_min)
@@ -319,7 +338,7 @@ static int parse_wxh(const char *s, int *w, int *h)
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
 {
     nb_options_default(o);
-    int help = 0, version = 0;
+    int help = 0, version = 0, warmup = 0, render_opt = 0, addr_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const opt_row *d = NULL;
@@ -365,6 +384,9 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
         if (d->kind == K_HELP) help = 1;
         if (d->kind == K_VERSION) version = 1;
         if (d->field == F(n)) o->n_given = 1;
+        if (d->field == F(warmup)) warmup = 1;
+        if (d->field == F(render_every) || d->field == F(render_size)) render_opt = 1;
+        if (d->field == F(serve_addr)) addr_given = 1;
         o->given |= d->steps;
     }
     if (help) { nb_print_help(stdout, prog, options); return -1; }
@@ -376,12 +398,33 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
         o->view_w > 8192 || o->view_h > 8192)
         return nb_fail(NB_EXIT_USAGE, "--view-size: expected WxH with W and H in [64, 8192], got '%.40s'",
                        o->view_size);
-    if (o->view && (o->bench || o->csv))
-        return nb_fail(NB_EXIT_USAGE, "--view does not combine with %s: a timed or machine-read run "
-                       "draws no window", o->bench ? "--bench" : "--csv");
-    if (o->view && o->render_dir)
-        return nb_fail(NB_EXIT_USAGE, "--view does not combine with --render DIR (the view's s key "
-                       "saves the frame on screen)");
+    o->serve = o->serve_port >= 0;
+    const char *live = o->view ? "--view" : "--serve";
+    if ((o->view || o->serve) && (o->bench || o->csv))
+        return nb_fail(NB_EXIT_USAGE, "%s does not combine with %s: a timed or machine-read run "
+                       "draws no live view", live, o->bench ? "--bench" : "--csv");
+    if ((o->view || o->serve) && o->render_dir)
+        return nb_fail(NB_EXIT_USAGE, "%s does not combine with --render DIR (the view's s key "
+                       "saves the frame on screen)", live);
+    if (addr_given && !o->serve)
+        return nb_fail(NB_EXIT_USAGE, "--serve-addr needs --serve PORT");
+    unsigned char a6[16];
+    if (inet_pton(AF_INET, o->serve_addr, a6) != 1 && inet_pton(AF_INET6, o->serve_addr, a6) != 1)
+        return nb_fail(NB_EXIT_USAGE, "--serve-addr: expected an IPv4 or IPv6 address such as "
+                       "127.0.0.1 or ::1, got '%.60s'", o->serve_addr);
+    if (render_opt && !o->render_dir)
+        return nb_fail(NB_EXIT_USAGE, "--render-every and --render-size need --render DIR");
+    if (warmup && !o->bench)
+        return nb_fail(NB_EXIT_USAGE, "--warmup needs --bench (its untimed steps come before the "
+                       "timed ones)");
+    if (o->bench && o->steps == 0)
+        return nb_fail(NB_EXIT_USAGE, "--bench times the steps: -s 0 leaves none to time (give -s "
+                       ">= 1)");
+    if (o->bench && o->save && o->warmup > 0)
+        return nb_fail(NB_EXIT_USAGE, "--save with --bench would save the state after the %d "
+                       "warm-up step%s too (%d + %d steps, not -s %d): add --warmup 0, or save from "
+                       "a run without --bench", o->warmup, o->warmup == 1 ? "" : "s", o->warmup,
+                       o->steps, o->steps);
     if (!nb_ic_is_model(o->ic) && !strncmp(o->ic, "tipsy:", 6) && !o->ic[6])
         return nb_fail(NB_EXIT_USAGE, "--ic: 'tipsy:' needs a file name (tipsy:FILE)");
     return 0;

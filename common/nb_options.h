@@ -70,6 +70,9 @@ typedef struct nb_options {
     int         view;         /* --view: the live window */
     const char *view_size;    /* --view-size WxH */
     int         view_w, view_h;   /* parsed from view_size */
+    int         serve_port;   /* --serve PORT; -1: off (0: any free port) */
+    int         serve;        /* --serve was given */
+    const char *serve_addr;   /* --serve-addr ADDR */
     unsigned    given;        /* NB_OPT_* bits of the step-specific options on the command line */
     /* Not on the command line: set by tests. */
     int         poison;       /* GPU steps fill output buffers with NaN before each kernel */
@@ -96,6 +99,12 @@ int nb_options_fit(const nb_options *o, unsigned options, const char *prog, cons
 int nb_parse_i64(const char *s, int64_t *out);
 int nb_parse_u64(const char *s, uint64_t *out);
 int nb_parse_double(const char *s, double *out);
+
+/* A number in the environment (the test hooks: NB_FAKE_MEM_AVAILABLE,
+ * NB_FAKE_GPU_FAIL, ...): 1 with *out if 'name' holds a decimal integer in
+ * [lo, hi] (nb_parse_i64: no "1e3", no "0x100000", no "12x"), 0 if it is
+ * unset or empty, -1 if it holds anything else (the callers ignore it). */
+int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out);
 
 #ifdef __cplusplus
 }

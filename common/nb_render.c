@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "nb_error.h"
+#include "nb_io.h"
 #include "nb_render.h"
 #include "nb_timer.h"
 
@@ -83,6 +84,19 @@ static int make_dirs(const char *dir)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return nb_fail(NB_EXIT_RUNTIME, "--render: %s exists and is not a directory", dir);
     return 0;
+}
+
+int nb_render_check(const char *dir)
+{
+    int rc = make_dirs(dir);
+    if (rc) return rc;
+    size_t len = strlen(dir) + 32;
+    char *first = malloc(len);
+    if (!first) return nb_fail(NB_EXIT_RUNTIME, "out of memory");
+    snprintf(first, len, "%s/frame_000000.png", dir);
+    rc = nb_out_check("--render", first, NULL);
+    free(first);
+    return rc;
 }
 
 /* Pixel column/row holding (x, y); 0 if inside the image. */
@@ -310,33 +324,39 @@ static void overlay(const nb_render_view *v, const nb_cells *cells, unsigned cha
 
 /* ---- PNG ---------------------------------------------------------------- */
 
-/* Write rgb (w x h, 3 bytes a pixel, row 0 on top) as a PNG to path,
- * atomically: a temporary file in the same directory, fsync, rename.  On
- * failure why gets one line and path does not exist (or keeps its old
- * contents). */
-int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len)
+/* libpng reports an error by calling this, then longjmp; its default prints
+ * "libpng error: ..." on stderr, a second line next to the kit's own.  The
+ * message is kept (in the write's own buffer: the frame writer is a thread
+ * of its own) for the kit's line instead; warnings are dropped. */
+static void png_error_fn(png_structp png, png_const_charp msg)
 {
-    size_t plen = strlen(path) + 16;
-    char *tmp = malloc(plen);
+    snprintf((char *)png_get_error_ptr(png), 128, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
+/* The PNG of a w x h RGB image into f: 1 when libpng wrote it all; on a
+ * libpng error its message is left in lib (128 bytes). */
+static int png_stream(FILE *f, const unsigned char *rgb, int w, int h, char *lib)
+{
     png_bytep *rows = malloc((size_t)h * sizeof *rows);
-    if (!tmp || !rows) {
-        free(tmp); free(rows);
-        snprintf(why, len, "out of memory writing %s", path);
-        return NB_EXIT_RUNTIME;
+    if (!rows) {
+        snprintf(lib, 128, "out of memory");
+        return 0;
     }
-    snprintf(tmp, plen, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-        free(tmp); free(rows);
-        return NB_EXIT_RUNTIME;
-    }
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, lib, png_error_fn, png_warning_fn);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     int ok = png && info;
-    if (ok && setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
+    if (!ok) {
+        snprintf(lib, 128, "out of memory");
+    } else if (setjmp(png_jmpbuf(png))) {    /* libpng reports errors by longjmp */
         ok = 0;
-    } else if (ok) {
+    } else {
         png_init_io(png, f);
         png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
                      PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -349,21 +369,50 @@ int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char 
     }
     png_destroy_write_struct(&png, &info);
     free(rows);
-    int err = 0;
-    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        err = errno;
-    if (fclose(f) != 0 && ok && !err)
-        err = errno;
-    if (ok && !err && rename(tmp, path) != 0)
-        err = errno;
-    if (!ok || err) {
-        remove(tmp);
-        snprintf(why, len, "error writing %s: %s", path,
-                 err ? strerror(err) : "libpng could not write it (disk full?)");
-        free(tmp);
+    return ok;
+}
+
+/* Write rgb (w x h, 3 bytes a pixel, row 0 on top) as a PNG to path,
+ * atomically (nb_out: a temporary file in the same directory, fsync,
+ * rename, so a full disk never leaves half a frame).  On failure why gets
+ * one line and path does not exist (or keeps its old contents). */
+int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t len)
+{
+    char lib[128] = "";
+    nb_out o;
+    int rc = nb_out_open(&o, "frame", path);
+    if (rc) {
+        snprintf(why, len, "%s", nb_errmsg());
+        return rc;
+    }
+    if (!png_stream(o.f, rgb, w, h, lib)) {
+        int err = o.err ? o.err : ferror(o.f) ? errno : 0;
+        nb_out_abort(&o);
+        snprintf(why, len, "cannot write %s: %s", path, err ? strerror(err) : lib);
         return NB_EXIT_RUNTIME;
     }
-    free(tmp);
+    nb_out_ok(&o);
+    if ((rc = nb_out_close(&o))) snprintf(why, len, "%s", nb_errmsg());
+    return rc;
+}
+
+int nb_png_encode(const unsigned char *rgb, int w, int h, unsigned char **out, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *len = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NB_EXIT_RUNTIME;
+    char lib[128] = "";
+    int ok = png_stream(f, rgb, w, h, lib);
+    if (fclose(f) != 0 || !ok) {
+        free(buf);
+        return NB_EXIT_RUNTIME;
+    }
+    *out = (unsigned char *)buf;
+    *len = n;
     return 0;
 }
 

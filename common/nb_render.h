@@ -21,6 +21,9 @@ typedef struct nb_render_view {
     int    size;          /* pixels per side */
 } nb_render_view;
 
+/* Before the run: create dir if needed, and check that it takes the frames
+ * (nb_out_check() on its first frame).  0, or the code with the reason. */
+int nb_render_check(const char *dir);
 /* Choose the view from the state (centre of mass, radius holding ~99% of
  * the bodies, colour range) and create dir if needed.  NB_EXIT_RUNTIME if
  * dir cannot be created. */
@@ -39,6 +42,9 @@ int nb_png_write(const char *path, const unsigned char *rgb, int w, int h, char 
 
 /* A PNG decoded as 8-bit RGB (malloc'ed, row 0 on top), or NULL. */
 unsigned char *nb_png_read(const char *path, int *w, int *h);
+/* The same PNG bytes nb_png_write() writes, into memory (*out: malloc'ed,
+ * *len bytes).  0, or NB_EXIT_RUNTIME when out of memory. */
+int nb_png_encode(const unsigned char *rgb, int w, int h, unsigned char **out, size_t *len);
 
 /* Colour modes: the density frames of this module (colour by mass per
  * pixel), and the GL view's colour by body mass or speed (brightness by

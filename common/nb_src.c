@@ -83,7 +83,7 @@ int nb_src_line(nb_src *s, char *buf, size_t cap, size_t *len)
     }
     buf[k] = '\0';
     *len = k;
-    if (c == EOF && k == 0) return NB_LINE_EOF;
+    if (c == EOF) return k == 0 ? NB_LINE_EOF : NB_LINE_NOEOL;
     return NB_LINE_OK;
 }
 

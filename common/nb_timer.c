@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "nb_options.h"
 #include "nb_timer.h"
 
 double nb_now_ms(void)
@@ -65,12 +66,15 @@ void nb_progress_start(nb_progress *p, const char *what, int64_t total)
     p->total = total;
     p->what = what;
     p->shown = 0;
+    /* test hook: NB_PROGRESS_AFTER_MS, when the line first shows (2000) */
+    int64_t after = 2000;
+    p->after_ms = nb_env_i64("NB_PROGRESS_AFTER_MS", 0, 86400000, &after) == 1 ? (double)after : 2000.0;
 }
 
 void nb_progress_update(nb_progress *p, int64_t done)
 {
     double now = nb_now_ms();
-    if (now - p->t0 < 2000.0 || now - p->last < 250.0 || !isatty(2)) return;
+    if (now - p->t0 < p->after_ms || now - p->last < 250.0 || !isatty(2)) return;
     p->last = now;
     double el = (now - p->t0) * 1e-3;
     double eta = done > 0 ? el * (double)(p->total - done) / (double)done : 0;

@@ -47,7 +47,7 @@ double nb_percentile(double *v, int64_t count, double p);  /* sorts v; p in [0,1
 
 /* Progress on stderr ("step k of S, elapsed, ETA"), only when stderr is a
  * terminal and the run has lasted more than two seconds; at most ~4 lines/s. */
-typedef struct nb_progress { double t0, last; int64_t total; const char *what; int shown; } nb_progress;
+typedef struct nb_progress { double t0, last, after_ms; int64_t total; const char *what; int shown; } nb_progress;
 void nb_progress_start(nb_progress *p, const char *what, int64_t total);
 void nb_progress_update(nb_progress *p, int64_t done);
 void nb_progress_end(nb_progress *p);

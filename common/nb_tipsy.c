@@ -33,7 +33,8 @@
  *
  * Writing (nb_tipsy_write) produces nbodies = ndark = n, nsph = nstar = 0,
  * time 0, dark particles with eps = 0 and phi = 0, little-endian or, with
- * big_endian != 0, the XDR byte order. */
+ * big_endian != 0, the XDR byte order; atomically (nb_out: a temporary file
+ * renamed). */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -128,12 +129,13 @@ static void decode_header(const unsigned char *b, int big, tipsy_header *h)
     h->nstar   = get_i32(b + 24, big);
 }
 
-/* Counts that make sense in this byte order. */
+/* Counts that make sense in this byte order (the time is checked apart:
+ * a NaN time with good counts is a broken TIPSY file, and says so). */
 static int header_plausible(const tipsy_header *h)
 {
     return h->nbodies >= 0 && h->nsph >= 0 && h->ndark >= 0 && h->nstar >= 0 &&
            h->nbodies == h->nsph + h->ndark + h->nstar &&
-           h->ndim >= 1 && h->ndim <= 3 && !isnan(h->time);
+           h->ndim >= 1 && h->ndim <= 3;
 }
 
 static int64_t expected_size(const tipsy_header *h)
@@ -155,8 +157,19 @@ static int probe_header(const unsigned char *b, int64_t size, tipsy_header *h, i
         if (expected_size(&be) == size && expected_size(&le) != size)
             ok_le = 0;
     }
-    if (ok_le) { *h = le; *big = 0; return 1; }
-    if (ok_be) { *h = be; *big = 1; return 1; }
+    if (ok_le && ok_be && size < 0 && !isfinite(le.time) && isfinite(be.time))
+        ok_le = 0;                      /* a stream: the order whose time is a number */
+    if (ok_le || ok_be) {
+        *h = ok_le ? le : be;
+        *big = !ok_le;
+        if (isfinite(h->time)) return 1;
+        if (why)
+            snprintf(why, len, "the header's counts are right (%s-endian: %lld gas + %lld dark + "
+                     "%lld star) but its time is %g, not a number: a damaged header",
+                     *big ? "big" : "little", (long long)h->nsph, (long long)h->ndark,
+                     (long long)h->nstar, h->time);
+        return 0;
+    }
     if (why)
         snprintf(why, len, "the header's particle counts make no sense in either byte order "
                  "(little-endian: nbodies %lld, ndim %lld, gas %lld + dark %lld + star %lld; "
@@ -314,9 +327,15 @@ int nb_tipsy_write(const char *path, const nb_state *s, int big_endian)
     if (s->n < 1 || s->n > INT32_MAX)
         return nb_fail(NB_EXIT_USAGE, "cannot write %lld bodies to TIPSY file %s",
                        (long long)s->n, path);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return nb_fail(NB_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+    unsigned char *buf = malloc((size_t)TIPSY_CHUNK * TIPSY_DARK);
+    if (!buf)
+        return nb_fail(NB_EXIT_RUNTIME, "out of memory writing %s", path);
+    nb_out o;
+    int rc = nb_out_open(&o, "TIPSY file", path);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
     unsigned char hdr[TIPSY_HEADER];
     memset(hdr, 0, sizeof hdr);
     put_f64(hdr, 0.0, big);
@@ -325,13 +344,8 @@ int nb_tipsy_write(const char *path, const nb_state *s, int big_endian)
     put_u32(hdr + 16, 0, big);                /* nsph */
     put_u32(hdr + 20, (uint32_t)s->n, big);   /* ndark */
     put_u32(hdr + 24, 0, big);                /* nstar; then 4 pad bytes of 0 */
-    int ok = fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr;
-    unsigned char *buf = malloc((size_t)TIPSY_CHUNK * TIPSY_DARK);
-    if (!buf) {
-        fclose(f);
-        return nb_fail(NB_EXIT_RUNTIME, "out of memory writing %s", path);
-    }
-    for (int64_t done = 0; ok && done < s->n;) {
+    fwrite(hdr, 1, sizeof hdr, o.f);
+    for (int64_t done = 0; nb_out_ok(&o) && done < s->n;) {
         int64_t k = s->n - done < TIPSY_CHUNK ? s->n - done : TIPSY_CHUNK;
         for (int64_t j = 0; j < k; j++) {
             int64_t i = done + j;
@@ -340,17 +354,10 @@ int nb_tipsy_write(const char *path, const nb_state *s, int big_endian)
             for (int c = 0; c < 9; c++)
                 put_f32(buf + j * TIPSY_DARK + 4 * c, v[c], big);
         }
-        ok = fwrite(buf, TIPSY_DARK, (size_t)k, f) == (size_t)k;
+        fwrite(buf, TIPSY_DARK, (size_t)k, o.f);
         done += k;
     }
     free(buf);
-    int err = ok ? 0 : errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok)
-        return nb_fail(NB_EXIT_RUNTIME, "error writing %s: %s", path,
-                       err ? strerror(err) : "short write");
-    return 0;
+    nb_out_ok(&o);
+    return nb_out_close(&o);
 }

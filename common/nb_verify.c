@@ -3,6 +3,7 @@
  * Everything here is plain double arithmetic without fast-math, so it is the
  * yardstick for every float step. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nb_error.h"
@@ -12,6 +13,14 @@
 
 /* Pair interactions below which a loop runs on one thread. */
 #define NB_OMP_MIN_WORK 65536
+
+/* The threads of the reference's loops: nb_ref_set_threads(), else
+ * OpenMP's default (OMP_NUM_THREADS, or every core). */
+static int ref_threads;
+
+void nb_ref_set_threads(int threads) { ref_threads = threads > 0 ? threads : 0; }
+
+static int team(void) { return ref_threads > 0 ? ref_threads : omp_get_max_threads(); }
 
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
 {
@@ -26,29 +35,46 @@ int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
 }
 
 /* The direct sum of targets idx[0..count) against all n sources at
- * positions X, Y, Z (float or double arrays: one loop, written once). */
+ * positions X, Y, Z (float or double arrays: one loop, written once), and
+ * the size of the pulls on each target where pull is not NULL. */
 #define NB_REF_SUM(X, Y, Z)                                                                            \
     do {                                                                                               \
         const double eps2 = eps * eps;                                                                 \
         /* threads only where the work pays for them: a parallel region costs                          \
          * microseconds, far more on a machine whose cores are all busy */                            \
-        _Pragma("omp parallel for schedule(dynamic, 4) if (count * n > NB_OMP_MIN_WORK)")              \
+        _Pragma("omp parallel for schedule(dynamic, 4) num_threads(team()) if (count * n > NB_OMP_MIN_WORK)") \
         for (int64_t k = 0; k < count; k++) {                                                          \
             int64_t i = idx[k];                                                                        \
             double xi = X[i], yi = Y[i], zi = Z[i];                                                    \
-            double sx = 0, sy = 0, sz = 0;                                                             \
+            double sx = 0, sy = 0, sz = 0, sp = 0;                                                     \
             for (int64_t j = 0; j < n; j++) {                                                          \
                 double dx = (double)X[j] - xi, dy = (double)Y[j] - yi, dz = (double)Z[j] - zi;         \
-                double r2 = dx * dx + dy * dy + dz * dz + eps2;                                        \
+                double d2 = dx * dx + dy * dy + dz * dz, r2 = d2 + eps2;                               \
                 double w = (double)m[j] / (r2 * sqrt(r2));                                             \
                 sx += dx * w; sy += dy * w; sz += dz * w;                                              \
+                if (pull) sp += sqrt(d2) * w;                                                          \
             }                                                                                          \
             ax[k] = sx; ay[k] = sy; az[k] = sz;                                                        \
+            if (pull) pull[k] = sp;                                                                    \
         }                                                                                              \
     } while (0)
 
+void nb_ref_accel_pulls(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                        double *ax, double *ay, double *az, double *pull)
+{
+    const int64_t n = s->n;
+    const float *m = s->m;
+    NB_REF_SUM(s->x, s->y, s->z);
+}
+
 void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
                   double *ax, double *ay, double *az)
+{
+    nb_ref_accel_pulls(s, eps, idx, count, ax, ay, az, NULL);
+}
+
+static void ref_pulls64(const nb_state64 *s, double eps, const int64_t *idx, int64_t count,
+                        double *ax, double *ay, double *az, double *pull)
 {
     const int64_t n = s->n;
     const float *m = s->m;
@@ -58,35 +84,40 @@ void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t cou
 void nb_ref_accel64(const nb_state64 *s, double eps, const int64_t *idx, int64_t count,
                     double *ax, double *ay, double *az)
 {
-    const int64_t n = s->n;
-    const float *m = s->m;
-    NB_REF_SUM(s->x, s->y, s->z);
+    ref_pulls64(s, eps, idx, count, ax, ay, az, NULL);
+}
+
+double nb_rel_error(double dx, double dy, double dz, double rx, double ry, double rz, double pull)
+{
+    double diff = sqrt(dx * dx + dy * dy + dz * dz);
+    double ref = sqrt(rx * rx + ry * ry + rz * rz);
+    double scale = ref > NB_REF_CANCEL * pull ? ref : NB_REF_CANCEL * pull;
+    return scale > 0 ? diff / scale : diff;
 }
 
 /* The errors of a_i (float: af, or double: ad) against the reference on a
- * sample of at most max_samples targets; ref computes the reference. */
+ * sample of at most max_samples targets; ref computes the reference and
+ * the pulls. */
 static int errors(int64_t n, int64_t max_samples, const void *st, double eps,
-                  void (*ref)(const void *, double, const int64_t *, int64_t, double *, double *, double *),
+                  void (*ref)(const void *, double, const int64_t *, int64_t, double *, double *, double *,
+                              double *),
                   const float *const af[3], const double *const ad[3], nb_errstats *out)
 {
     memset(out, 0, sizeof *out);
     int64_t m = n < max_samples ? n : max_samples;
     int64_t *idx = malloc((size_t)m * sizeof *idx);
-    double *r = malloc((size_t)m * 4 * sizeof *r);
+    double *r = malloc((size_t)m * 5 * sizeof *r);
     if (!idx || !r) {
         free(idx); free(r);
         return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the reference (%lld samples)", (long long)m);
     }
     m = nb_ref_sample(n, max_samples, idx);
-    double *rx = r, *ry = r + m, *rz = r + 2 * m, *e = r + 3 * m;
-    ref(st, eps, idx, m, rx, ry, rz);
+    double *rx = r, *ry = r + m, *rz = r + 2 * m, *pull = r + 3 * m, *e = r + 4 * m;
+    ref(st, eps, idx, m, rx, ry, rz, pull);
     for (int64_t k = 0; k < m; k++) {
         int64_t i = idx[k];
         double a[3] = { af ? af[0][i] : ad[0][i], af ? af[1][i] : ad[1][i], af ? af[2][i] : ad[2][i] };
-        double dx = a[0] - rx[k], dy = a[1] - ry[k], dz = a[2] - rz[k];
-        double diff = sqrt(dx * dx + dy * dy + dz * dz);
-        double refn = sqrt(rx[k] * rx[k] + ry[k] * ry[k] + rz[k] * rz[k]);
-        double ek = refn > 0 ? diff / refn : diff;
+        double ek = nb_rel_error(a[0] - rx[k], a[1] - ry[k], a[2] - rz[k], rx[k], ry[k], rz[k], pull[k]);
         if (!isfinite(ek)) { out->nonfinite++; ek = INFINITY; }
         e[k] = ek;
     }
@@ -99,15 +130,15 @@ static int errors(int64_t n, int64_t max_samples, const void *st, double eps,
 }
 
 static void ref32(const void *s, double eps, const int64_t *idx, int64_t count, double *ax, double *ay,
-                  double *az)
+                  double *az, double *pull)
 {
-    nb_ref_accel(s, eps, idx, count, ax, ay, az);
+    nb_ref_accel_pulls(s, eps, idx, count, ax, ay, az, pull);
 }
 
 static void ref64(const void *s, double eps, const int64_t *idx, int64_t count, double *ax, double *ay,
-                  double *az)
+                  double *az, double *pull)
 {
-    nb_ref_accel64(s, eps, idx, count, ax, ay, az);
+    ref_pulls64(s, eps, idx, count, ax, ay, az, pull);
 }
 
 int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float *ay,
@@ -180,7 +211,7 @@ nb_tolerance nb_tolerance_for_precision(int tree, double theta, int64_t n, int p
         double k = 0, w = 0;                                                                           \
         for (int64_t i = 0; i < n; i++)                                                                \
             k += 0.5 * m[i] * ((double)VX[i] * VX[i] + (double)VY[i] * VY[i] + (double)VZ[i] * VZ[i]); \
-        _Pragma("omp parallel for reduction(+ : w) schedule(dynamic, 16) if (n * n > 2 * NB_OMP_MIN_WORK)") \
+        _Pragma("omp parallel for reduction(+ : w) schedule(dynamic, 16) num_threads(team()) if (n * n > 2 * NB_OMP_MIN_WORK)") \
         for (int64_t i = 0; i < n; i++) {                                                              \
             double wi = 0, xi = X[i], yi = Y[i], zi = Z[i];                                            \
             for (int64_t j = i + 1; j < n; j++) {                                                      \
@@ -274,7 +305,7 @@ int nb_ref_leapfrog64(nb_state64 *s, double eps, double dt, int steps)
     const double eps2 = eps * eps;
     for (int st = 0; st <= steps; st++) {
         /* a(x), in double, from the double positions */
-        #pragma omp parallel for schedule(static) if (n * n > NB_OMP_MIN_WORK)
+        #pragma omp parallel for schedule(static) num_threads(team()) if (n * n > NB_OMP_MIN_WORK)
         for (int64_t i = 0; i < n; i++) {
             double sx = 0, sy = 0, sz = 0;
             for (int64_t j = 0; j < n; j++) {

@@ -28,7 +28,7 @@ extern "C" {
 
 typedef struct nb_errstats {
     int64_t count;                 /* bodies compared */
-    double  median, p99, max;      /* of e_i = |a_i - a_ref,i| / |a_ref,i| */
+    double  median, p99, max;      /* of e_i, nb_rel_error() */
     int64_t nonfinite;             /* a_i that were NaN or inf (count as e_i = inf) */
 } nb_errstats;
 
@@ -37,6 +37,13 @@ typedef struct nb_tolerance {
     const char *why;
 } nb_tolerance;
 
+/* The threads of the reference's parallel loops (a_ref, energy, the
+ * reference leapfrog); 0: OpenMP's default.  nb_main() sets them: a CPU
+ * code's --threads, else at most NB_REF_THREADS (docs/conventions.md,
+ * Verification and tolerances). */
+#define NB_REF_THREADS 4
+void nb_ref_set_threads(int threads);
+
 /* Evenly spread sample of target indices: all of them when n <= max_samples.
  * idx must hold min(n, max_samples) entries; returns the count. */
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx);
@@ -44,10 +51,26 @@ int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx);
 /* a_ref for targets idx[0..count) against all n sources, double precision. */
 void nb_ref_accel(const nb_state *s, double eps, const int64_t *idx, int64_t count,
                   double *ax, double *ay, double *az);
+/* The same, and the size of the pulls on each target (pull may be NULL):
+ * P_i = sum_j m_j |r_ij| / (|r_ij|^2 + eps^2)^(3/2), the sum of the lengths
+ * of the terms whose vector sum is a_ref,i. */
+void nb_ref_accel_pulls(const nb_state *s, double eps, const int64_t *idx, int64_t count,
+                        double *ax, double *ay, double *az, double *pull);
+
+/* The error of one acceleration (docs/conventions.md, Verification):
+ * e = |a - a_ref| / max(|a_ref|, NB_REF_CANCEL * P), P the size of its pulls
+ * (nb_ref_accel_pulls); |a - a_ref| when both are 0 (N = 1).  Where the
+ * pulls on a body cancel -- the middle one of 5 equal bodies in a row:
+ * a_ref ~ 1e-17 in double, not 0 -- what is left of their sum is no scale:
+ * float rounding, and a tree's truncation, are relative to the pulls.  Once
+ * they cancel to less than 1/100 of their size, the error is measured
+ * against 1/100 of it.  (dx, dy, dz) = a - a_ref. */
+#define NB_REF_CANCEL 1e-2
+double nb_rel_error(double dx, double dy, double dz, double rx, double ry, double rz, double pull);
 
 /* Compare float accelerations (all n of them) with the reference on a sample
- * of at most max_samples targets. NB_EXIT_RUNTIME only on allocation failure.
- * If |a_ref,i| == 0 (e.g. N = 1) the absolute error |a_i| is used. */
+ * of at most max_samples targets, e_i by nb_rel_error().  NB_EXIT_RUNTIME
+ * only on allocation failure. */
 int nb_accel_errors(const nb_state *s, double eps, const float *ax, const float *ay,
                     const float *az, int64_t max_samples, nb_errstats *out);
 
@@ -80,7 +103,8 @@ nb_tolerance nb_tolerance_for_precision(int tree, double theta, int64_t n, int p
 
 /* A state as a --precision double or mixed step holds it (nb_step.state64):
  * positions and velocities in double, the masses of a float state (not
- * owned).  The *64 functions below are the references above on it. */
+ * owned).  The *64 functions below are the references above on it (errors
+ * by nb_rel_error(), with the pulls of the double positions). */
 typedef struct nb_state64 {
     int64_t n;
     const float *m;

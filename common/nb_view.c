@@ -1,17 +1,27 @@
-/* nb_view.c -- the live view (--view) and --render's GL frames, in a build
- * with OpenGL (see nb_view.h for the keys, the pacing and the test hooks).
+/* nb_view.c -- the live view (--view, --serve) and --render's GL frames, in
+ * a build with OpenGL (see nb_view.h for the keys, the pacing and the test
+ * hooks).
  *
- * The window is GLFW's (OpenGL 3.3 core, forward compatible); without a
- * display, or with NB_VIEW_HEADLESS, the same loop draws into the image of
- * a headless EGL context (nb_egl.h).  The drawing is nb_gl.c's in both, and
+ * The window is GLFW's (OpenGL 3.3 core, forward compatible); with --serve
+ * alone, or NB_VIEW_HEADLESS, the same loop draws into the image of a
+ * headless EGL context (nb_egl.h).  The drawing is nb_gl.c's in both, and
  * the bodies come through nb_gl_fetch(): on the GPU without a host copy
  * where the step and the context allow it.
  *
  * Input: GLFW calls key(), button(), cursor() and scroll() below; the
- * event script NB_VIEW_EVENTS calls the same functions, through the
- * pointers GLFW holds for the window (a headless view calls them directly),
- * so a test drives exactly the code a person does. */
+ * event script NB_VIEW_EVENTS and the browser's controls (--serve,
+ * nb_serve.h) call the same functions, through the pointers GLFW holds for
+ * the window (without a window, directly), so a test and a browser drive
+ * exactly the code a person at the window does.  With --serve, each frame
+ * drawn while a browser watches is also read back and handed to the
+ * server's thread, which encodes and sends it; a screenshot asked for by a
+ * browser goes to that browser instead of a file.
+ *
+ * Ctrl-C (SIGINT) and SIGTERM stop the loop as 'q' does, so that --check,
+ * --save and the report still follow; the handler is one-shot: a second
+ * Ctrl-C kills the program. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +30,7 @@
 #include "nb_egl.h"
 #include "nb_error.h"
 #include "nb_gl.h"
+#include "nb_serve.h"
 #include "nb_timer.h"
 #include "nb_verify.h"
 #include "nb_view.h"
@@ -67,9 +78,18 @@ typedef struct view {
     double        t0, last_end, frame_cost, cost_avg, frame_ms_sum, step_ms, inter_s, e0, de;
     int64_t       e_done;            /* the step of the last |dE/E0|, -1 none */
     char          last_shot[512];
+    /* --serve */
+    nb_serve     *srv;
+    int           watchers;          /* viewers connected at the last look */
+    int           shot_to;           /* the viewer a screenshot goes to; 0: a file */
+    char          serve_report[2048];
 } view;
 
 static double now_ms(void) { return nb_now_ms(); }
+
+/* Ctrl-C and SIGTERM: the loop stops at its next turn (one-shot handler). */
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { interrupted = sig; }
 
 /* ---- input --------------------------------------------------------------- */
 
@@ -270,6 +290,20 @@ static int take_shot(view *v)
     f.unit_px = 2.0 * v->sc.cam.half / (v->w < v->h ? v->w : v->h);
     nb_gl_scene sc = v->sc;
     sc.facts = &f;
+    if (v->shot_to > 0) {                           /* a browser's: drawn here, sent by the server */
+        unsigned char *slot = nb_serve_slot(v->srv, NB_SERVE_SHOT, v->w, v->h);
+        if (!slot)
+            return 0;                               /* the last one is still being sent */
+        int rc = nb_gl_draw(v->gl, NB_GL_OFFSCREEN, v->w, v->h, &sc);
+        if (!rc) rc = nb_gl_read(v->gl, NB_GL_OFFSCREEN, v->w, v->h, slot);
+        if (rc)
+            return rc;
+        char name[128];
+        snprintf(name, sizeof name, "nbody_%s_%06lld.png", v->sim->step->name, (long long)v->sim->done);
+        nb_serve_submit(v->srv, NB_SERVE_SHOT, NULL, name, v->shot_to);
+        v->shots++;
+        return 0;
+    }
     size_t bytes = (size_t)v->w * v->h * 3;
     unsigned char *rgb = malloc(bytes);
     if (!rgb)
@@ -299,20 +333,49 @@ static int take_shot(view *v)
     return rc;
 }
 
+/* The heads-up line's parts: |dE/E0|, the tree, the colour mode, the state. */
+static const char *hud_parts(view *v, char *de, size_t dlen, char *tree, size_t tlen, const char **state)
+{
+    if (v->sim->st->n > NB_VIEW_ENERGY_MAX_N) snprintf(de, dlen, "n/a (N > %d)", NB_VIEW_ENERGY_MAX_N);
+    else if (v->de < 0) snprintf(de, dlen, "-");
+    else snprintf(de, dlen, "%.2e", v->de);
+    if (!v->tree_ok) snprintf(tree, tlen, "no tree");
+    else if (!v->tree_on) snprintf(tree, tlen, "tree off (t)");
+    else if (v->tree_depth < 0) snprintf(tree, tlen, "tree: all levels");
+    else snprintf(tree, tlen, "tree: depth <= %d", v->tree_depth);
+    *state = v->finished ? "done" : v->paused ? "paused" : "running";
+    static const char *modes[] = { "colour: mass per pixel", "colour: mass", "colour: speed" };
+    return modes[v->sc.mode];
+}
+
 static void hud_line(view *v, char *buf, size_t len)
 {
     char de[32], tree[48];
-    if (v->sim->st->n > NB_VIEW_ENERGY_MAX_N) snprintf(de, sizeof de, "n/a (N > %d)", NB_VIEW_ENERGY_MAX_N);
-    else if (v->de < 0) snprintf(de, sizeof de, "-");
-    else snprintf(de, sizeof de, "%.2e", v->de);
-    if (!v->tree_ok) snprintf(tree, sizeof tree, "no tree");
-    else if (!v->tree_on) snprintf(tree, sizeof tree, "tree off (t)");
-    else if (v->tree_depth < 0) snprintf(tree, sizeof tree, "tree: all levels");
-    else snprintf(tree, sizeof tree, "tree: depth <= %d", v->tree_depth);
-    static const char *modes[] = { "colour: mass per pixel", "colour: mass", "colour: speed" };
-    snprintf(buf, len, "%s   %.3f ms/step   %.3g G interactions/s   |dE/E0| %s   %s   %s",
-             v->finished ? "done" : v->paused ? "paused" : "running", v->step_ms, v->inter_s * 1e-9,
-             de, modes[v->sc.mode], tree);
+    const char *state, *mode = hud_parts(v, de, sizeof de, tree, sizeof tree, &state);
+    snprintf(buf, len, "%s   %.3f ms/step   %.3g G interactions/s   |dE/E0| %s   %s   %s", state,
+             v->step_ms, v->inter_s * 1e-9, de, mode, tree);
+}
+
+/* The frame just drawn, read back for the browsers (--serve) with the
+ * heads-up line's facts as JSON; dropped when the server still holds the
+ * last one. */
+static int serve_frame(view *v)
+{
+    unsigned char *slot = nb_serve_slot(v->srv, NB_SERVE_FRAME, v->w, v->h);
+    if (!slot)
+        return 0;
+    int rc = nb_gl_read(v->gl, v->win ? NB_GL_WINDOW : NB_GL_OFFSCREEN, v->w, v->h, slot);
+    if (rc)
+        return rc;
+    char de[32], tree[48], status[768];
+    const char *state, *mode = hud_parts(v, de, sizeof de, tree, sizeof tree, &state);
+    snprintf(status, sizeof status, "{\"type\":\"frame\",\"program\":\"%s\",\"step\":%lld,\"steps\":%d,"
+             "\"t\":%.6g,\"n\":%lld,\"ms\":%.3f,\"gis\":%.3g,\"de\":\"%s\",\"state\":\"%s\","
+             "\"mode\":\"%s\",\"tree\":\"%s\",\"w\":%d,\"h\":%d}", v->sim->step->name,
+             (long long)v->sim->done, v->sim->o->steps, v->sim->done * v->sim->o->dt,
+             (long long)v->sim->st->n, v->step_ms, v->inter_s * 1e-9, de, state, mode, tree, v->w, v->h);
+    nb_serve_submit(v->srv, NB_SERVE_FRAME, status, NULL, 0);
+    return 0;
 }
 
 static int draw(view *v)
@@ -345,7 +408,9 @@ static int draw(view *v)
     v->sc.tree = v->tree_on;
     if (v->shot_req) {
         v->shot_req = 0;
-        if ((rc = take_shot(v)))
+        rc = take_shot(v);
+        v->shot_to = 0;
+        if (rc)
             return rc;
     }
     nb_facts f;
@@ -360,6 +425,8 @@ static int draw(view *v)
     v->sc.facts = &f;
     rc = nb_gl_draw(v->gl, v->win ? NB_GL_WINDOW : NB_GL_OFFSCREEN, v->w, v->h, &v->sc);
     v->sc.facts = NULL;
+    if (!rc && v->srv && v->watchers > 0)
+        rc = serve_frame(v);                    /* before a window's buffers swap */
     if (rc)
         return rc;
 #ifdef NB_HAVE_GLFW
@@ -399,6 +466,11 @@ static int open_view(view *v, nb_sim *sim)
                            headless);
         if ((rc = nb_egl_open(&v->egl)))
             return rc;
+    } else if (!sim->o->view) {                     /* --serve alone: no window */
+        v->w = sim->o->view_w;
+        v->h = sim->o->view_h;
+        if ((rc = nb_egl_open(&v->egl)))
+            return nb_fail(rc, "--serve: %s", nb_errmsg());
     } else {
 #ifdef NB_HAVE_GLFW
         int ww = sim->o->view_w, wh = sim->o->view_h;
@@ -441,12 +513,17 @@ static int open_view(view *v, nb_sim *sim)
     v->tree_ok = sim->step->cells != NULL;
     if (sim->st->n <= NB_VIEW_ENERGY_MAX_N)
         v->e0 = nb_energy(sim->st, sim->o->eps, NULL, NULL);
+    if (sim->o->serve &&
+        (rc = nb_serve_open(&v->srv, sim->o->serve_addr, sim->o->serve_port, sim->step->name)))
+        return rc;
     const char *ev = getenv("NB_VIEW_EVENTS");
-    return parse_script(v, ev ? ev : v->egl ? "" : NULL);   /* headless: ends by itself */
+    /* headless without a browser: ends by itself */
+    return parse_script(v, ev ? ev : v->egl && !v->srv ? "" : NULL);
 }
 
 static void close_view(view *v)
 {
+    nb_serve_close(v->srv, NULL, NULL, 0);          /* if the loop did not */
     nb_gl_feed_close(&v->feed);
     nb_gl_destroy(v->gl);
 #ifdef NB_HAVE_GLFW
@@ -499,6 +576,29 @@ static int loop(view *v)
             }
             continue;
         }
+        if (interrupted) {
+            v->quit = 1;
+            v->stop_why = interrupted == SIGINT ? "interrupted: Ctrl-C" : "interrupted: SIGTERM";
+            break;
+        }
+        /* the browsers' controls, as many as came (a step or a screenshot ends a turn) */
+        if (v->srv) {
+            char ev[64];
+            int who = 0, fresh = 0;
+            while (!v->step_req && !v->shot_req && !v->quit && nb_serve_event(v->srv, ev, sizeof ev, &who)) {
+                if (!strcmp(ev, "s")) {
+                    v->shot_req = 1;
+                    v->shot_to = who;
+                } else if ((rc = dispatch(v, ev)))
+                    return rc;
+            }
+            v->watchers = nb_serve_viewers(v->srv, &fresh);
+            if (fresh) v->dirty = 1;                /* a new viewer: a frame even while paused */
+            if (v->finished && !v->win && !v->tok && !v->watchers) {
+                v->quit = 1;
+                v->stop_why = "all steps done, no browser watching";
+            }
+        }
         /* events */
         if (v->tok) {
             if (v->wait > 0)
@@ -522,6 +622,9 @@ static int loop(view *v)
             }
         }
 #endif
+        if (v->srv && !v->win && (v->paused || v->finished) && (!v->dirty || !v->watchers) &&
+            !v->step_req && !v->shot_req && !v->tok && !v->quit)
+            nb_serve_wait(v->srv, 100);             /* nothing to do until a browser asks */
         if (v->quit)
             break;
         /* a step */
@@ -539,11 +642,13 @@ static int loop(view *v)
             v->finished = 1;
             v->dirty = 1;
         }
-        /* a frame, when due */
+        /* a frame, when due and someone looks (a window, a browser, a test) */
         double since = now_ms() - v->last_end;
+        double budget = v->srv && !v->win ? NB_SERVE_BUDGET : NB_VIEW_BUDGET;
         double gap = v->paused || v->finished ? 1000.0 / 60
-                   : fmin(NB_VIEW_SLOWEST_MS, fmax(1000.0 / 60, v->cost_avg * (1.0 / NB_VIEW_BUDGET - 1.0)));
-        if (v->shot_req || (v->dirty && since >= gap)) {
+                   : fmin(NB_VIEW_SLOWEST_MS, fmax(1000.0 / 60, v->cost_avg * (1.0 / budget - 1.0)));
+        int looking = v->win || !v->srv || v->watchers > 0 || v->tok;
+        if (v->shot_req || (v->dirty && looking && since >= gap)) {
             if ((rc = draw(v)))
                 return rc;
         }
@@ -555,10 +660,27 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
 {
     view v;
     memset(&v, 0, sizeof v);
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;                     /* a second Ctrl-C kills */
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     int rc = open_view(&v, sim);
     if (!rc)
         rc = loop(&v);
     double wall = now_ms() - v.t0;
+    if (v.srv) {
+        char why[160];
+        snprintf(why, sizeof why, "stopped at step %lld of %d: %s", (long long)sim->done, sim->o->steps,
+                 rc ? "an error" : v.stop_why ? v.stop_why : "all steps done");
+        nb_serve_close(v.srv, why, v.serve_report, sizeof v.serve_report);
+        v.srv = NULL;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (report && len) {
         char gl[256] = "";
         if (v.gl) nb_gl_describe(gl, sizeof gl);
@@ -568,7 +690,7 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
                  "    renderer %s%s%s; bodies %s\n"
                  "    screenshots: %lld%s%s\n",
                  (long long)sim->done, sim->o->steps, v.stop_why ? v.stop_why : "all steps done",
-                 (long long)v.frames, v.win ? "window" : "headless", v.w, v.h,
+                 (long long)v.frames, v.win ? "window" : v.srv || v.serve_report[0] ? "headless, served" : "headless", v.w, v.h,
                  wall > 0 ? 100.0 * v.frame_ms_sum / wall : 0.0, wall, gl,
                  v.egl ? " through " : "", v.egl ? nb_egl_describe(v.egl) : "",
                  nb_gl_feed_describe(&v.feed), (long long)v.shots, v.shots ? ", last " : "",
@@ -576,7 +698,7 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
     }
     if (report && len) {
         size_t k = strlen(report);
-        snprintf(report + k, len - k, "%s", v.bench_report);
+        snprintf(report + k, len - k, "%s%s", v.bench_report, v.serve_report);
     }
     free(v.bench_gpu);
     free(v.bench_wall);
@@ -586,6 +708,9 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
 
 int nb_view_usable(const nb_options *o)
 {
+    int rc;
+    if (o->serve && (rc = nb_serve_usable()))
+        return rc;
     if (!o->view)
         return 0;
     const char *headless = getenv("NB_VIEW_HEADLESS");

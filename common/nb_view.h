@@ -56,7 +56,13 @@ extern "C" {
 #define NB_VIEW_KEYS_HELP \
     "view keys: space pause/resume, . one step, t tree overlay, [ ] tree depth, c colour mode,\n" \
     "  s screenshot (PNG in the current directory), r reset camera, arrows or mouse drag rotate,\n" \
-    "  + - or wheel zoom, q or Esc quit\n"
+    "  + - or wheel zoom, q or Esc quit; Ctrl-C stops the run as q does (a second one kills it)\n"
+#define NB_SERVE_HELP \
+    "--serve PORT, for a GPU server reached over ssh (no display needed): the program prints a URL\n" \
+    "  with a random token; on your own machine run  ssh -L PORT:localhost:PORT SERVER  and open\n" \
+    "  that URL (http://localhost:PORT/?token=...).  The page shows the picture and the heads-up\n" \
+    "  line and has the keys above as buttons; screenshots download to the browser.  The run\n" \
+    "  goes on when the page closes; with its steps done it ends when no page is open.\n"
 
 /* The run as the view drives it (nb_driver.c fills it). */
 typedef struct nb_sim {

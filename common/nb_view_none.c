@@ -11,6 +11,9 @@
 
 int nb_view_usable(const nb_options *o)
 {
+    if (o->serve)
+        return nb_fail(NB_EXIT_USAGE, "--serve is not built into this program: it draws with the GL "
+                       "view, which is left out (%s)", NB_GL_WHY);
     if (!o->view)
         return 0;
     return nb_fail(NB_EXIT_USAGE, "--view is not built into this program: %s; use --render DIR "

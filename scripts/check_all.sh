@@ -65,9 +65,10 @@ jobs=${NB_CHECK_JOBS:-1}
 # wait would take them from each other
 [ "$jobs" -gt 1 ] && export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 run_one() {   # runner -> its exit status in $res/$1.rc
-  local rc=0
+  local rc=0 t0=$SECONDS
   (cd "$top/tests" && NB_GRADE_NONCE=$nonce timeout "$tmo" "./run_$1") || rc=$?
   echo "$rc" > "$res/$1.rc"
+  echo "check-all: $1 ran for $((SECONDS - t0)) s"
 }
 if [ "$jobs" -le 1 ]; then
   for r in "${built[@]}"; do run_one "$r"; done

@@ -11,8 +11,7 @@
 # included).
 # The handouts quote how many lines this prints (tests/suite_docs.c checks).
 # Exit: 0 (also when the files differ), 2 no such step, no step before it,
-# or a file of the mapping missing (in a student kit, a file beside the
-# lesson that the kit leaves out is named as such).
+# or a file of the mapping missing.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -41,9 +40,6 @@ strip() { awk -v mode=keep -f scripts/solution_regions.awk "$1" 3>/dev/null; }
 k=0 index="" beside=""
 while IFS=$'\t' read -r _ file cp part what; do
   f=$cur/$file
-  if [ "$part" = beside ] && [ ! -f "$f" ] && [ -f .student_kit ]; then
-    beside+="    $f: left out of the student kit"$'\n'; continue      # the tuned build
-  fi
   [ -f "$f" ] || { echo "make diff: $map names $f, which does not exist" >&2; exit 2; }
   if [ "$part" = beside ]; then beside+="    $f: $what"$'\n'; continue; fi
   k=$((k + 1))

@@ -10,6 +10,7 @@
 #   ffmpeg     ffmpeg                 make movie
 #   chromium   chromium               make report-check (headless browser)
 #   view       (the view's GL packages: see VIEW_PKGS below)
+#   serve      (--serve, the view in a browser: see SERVE_PKGS below)
 #   all        every one of the above: `make setup`, the README's set-up
 #
 #   scripts/ensure_deps.sh --list WHAT...   print the packages, one a line
@@ -22,7 +23,11 @@ cc=${CC:-gcc}
 # The view's GL packages: GLFW, EGL/OpenGL (glvnd), Mesa's llvmpipe for EGL and
 # GLX, stb_easy_font.h, and Xvfb, which the view tests start for themselves.
 VIEW_PKGS=(libglfw3-dev libegl-dev libopengl-dev libgl-dev libegl-mesa0 libglx-mesa0 libgl1-mesa-dri libstb-dev xvfb)
-ALL=(png cunit gnuplot ffmpeg chromium view)
+# --serve: HTTP (libmicrohttpd), WebSocket frames (wslay), the handshake's
+# SHA-1 (nettle), JPEG (libjpeg-turbo), and python3 for its tests
+# (tests/serve_check.py drives chromium, above, and raw WebSocket clients).
+SERVE_PKGS=(libmicrohttpd-dev libwslay-dev nettle-dev libturbojpeg0-dev python3)
+ALL=(png cunit gnuplot ffmpeg chromium view serve)
 
 pkgs_of() {
   case $1 in
@@ -32,6 +37,7 @@ pkgs_of() {
     ffmpeg) echo ffmpeg ;;
     chromium) echo chromium ;;
     view) echo "${VIEW_PKGS[@]}" ;;
+    serve) echo "${SERVE_PKGS[@]}" ;;
     *) echo "ensure_deps: unknown dependency '$1' (one of: ${ALL[*]} all)" >&2; return 2 ;;
   esac
 }

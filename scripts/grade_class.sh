@@ -17,7 +17,9 @@
 #     kit), each test limited to CLASS_TEST_TIMEOUT seconds (60), each runner
 #     to CLASS_RUNNER_TIMEOUT (900), the whole student to CLASS_TIMEOUT
 #     (3600): a submission that does not build, crashes or hangs gets its
-#     row with the reason, and the next student is graded.
+#     row with the reason, and the next student is graded.  As root each
+#     check-all runs contained (scripts/contain.sh); only results that it
+#     graded to its closing line count.
 #
 # OUT: one row per student, one column per graded step (its points,
 # "earned/possible"), the total (the student's score: the kit's own checks
@@ -31,6 +33,8 @@
 # Exit: 0 graded (whatever the grades), 2 bad usage or the kit cannot be made.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/contain.sh
+. "$top/scripts/contain.sh"
 subs=${1:-}
 if [ -z "$subs" ] || [ ! -d "$subs" ]; then
   echo "grade-class: SUBMISSIONS=DIR: a directory with one student repository per subdirectory" >&2
@@ -104,11 +108,19 @@ for s in "${students[@]}"; do
     mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
   done
   rc=0
-  (cd "$dst" && NB_TEST_TIMEOUT=$test_tmo NB_RUNNER_TIMEOUT=$run_tmo \
+  (cd "$dst" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
      timeout "$all_tmo" $make --no-print-directory "${makevars[@]}" check-all STEPS="$steps") \
      > "$log/check-all.log" 2>&1 || rc=$?
   [ $rc = 124 ] && flags+=("timed out after $all_tmo s: graded as far as it got")
   res=$dst/tests/results
+  # only results that check-all graded to its closing line count (the
+  # results' checks are its own): one that was killed graded none
+  if [ $rc = 199 ]; then
+    flags+=("no grade: student code got out of the sandbox and killed a process of the grade (report it: the kit is at fault)")
+    rm -f "$res"/*.tsv "$res"/summary.json
+  elif [ $rc != 124 ] && ! grep -q '^check-all: [0-9]* passed' "$log/check-all.log"; then
+    rm -f "$res"/*.tsv "$res"/summary.json
+  fi
   cp "$res"/*.json "$res"/*.tsv "$res"/*.fail "$res"/*.build.log "$log/" 2>/dev/null
   # the runners' points and the reasons of those that scored 0
   row=$(awk -F'\t' -v want="$steps" '

@@ -34,8 +34,11 @@
 #     out without results counts as killed (check-all fails all its tests),
 #     except a runner timeout (MUTANT_RUNNER_TIMEOUT): TIMED-OUT, a failure
 #     of the run, since an overloaded machine can cause it too.
+#     As root, each grade runs in a PID namespace of its own beside a canary
+#     process that only code outside the box can reach: a killed canary is
+#     ESCAPED, a failure (the kit's box leaked), never a kill.
 #  4. One line per mutant (KILLED / SURVIVED / STALE / BUILD-FAILED / NOT-RUN /
-#     TIMED-OUT: the whole runner ran out of time, inconclusive),
+#     TIMED-OUT: the whole runner ran out of time, inconclusive / ESCAPED),
 #     then "mutants: N killed, N survived, N stale, N not run (no GPU)".
 #
 # GPU mutants need a usable CUDA device; where there is none they are "not
@@ -180,10 +183,15 @@ score() {
               $4 == "FAIL" { nf++; if (nf <= 3) f = f (f ? ", " : "") $2 "/" $3 }
               END { if (nf > 3) f = f sprintf(" and %d more", nf - 3); printf "%d\t%d\t%s\n", e, p, f }' "$1"
 }
+# Every grade runs contained (scripts/contain.sh): a dead canary means a
+# mutant's code ran outside the box -- ESCAPED, a failure of the kit -- and
+# such code cannot kill this script or whatever started it (a CI run).
+# shellcheck source=scripts/contain.sh
+. "$top/scripts/contain.sh"
 grade() {   # grade TREE RUNNER SUITES -> TREE/tests/results/RUNNER.tsv
   local d=$1 r=$2 s=$3
   rm -f "$d/tests/results/$r.tsv" "$d/tests/results/$r.json"
-  (cd "$d/tests" && NB_TEST_TIMEOUT=$test_tmo timeout "$run_tmo" "./run_$r" ${s:+"$s"})
+  (cd "$d/tests" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" timeout "$run_tmo" "./run_$r" ${s:+"$s"})
 }
 # the runner + suite filter pairs graded here (some mutant of theirs runs here)
 graded=()
@@ -251,13 +259,21 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
   fi
   local rc=0
   if [ "${modes[$k]}" = check-all ]; then      # the whole pipeline: its checks of the results too
-    (cd "$d" && NB_TEST_TIMEOUT=$test_tmo NB_RUNNER_TIMEOUT=$run_tmo MAKE="make ${makevars[*]}" \
-       bash scripts/check_all.sh "$r") > "$out.log" 2>&1 || rc=$?
+    (cd "$d" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
+       MAKE="make ${makevars[*]}" bash scripts/check_all.sh "$r") > "$out.log" 2>&1 || rc=$?
   else
     grade "$d" "$r" "$s" > "$out.log" 2>&1 || rc=$?
   fi
   local tsv=$d/tests/results/$r.tsv
-  if [ ! -s "$tsv" ]; then
+  # through check-all, only results that it graded to its closing line count
+  # (the results' checks are its own): a check-all that was killed graded none
+  if [ "${modes[$k]}" = check-all ] && ! grep -q '^check-all: [0-9]* passed' "$out.log"; then
+    rm -f "$tsv"
+  fi
+  if [ $rc = 199 ]; then
+    printf 'ESCAPED\tits code ran outside the box and killed a process of the grade (the kit is at fault)\n' \
+      > "$out.line"
+  elif [ ! -s "$tsv" ]; then
     local why="runner exited $rc with no results"
     [ $rc -gt 128 ] && [ $rc != 124 ] && why="runner died (SIG$(kill -l $((rc - 128)) 2>/dev/null))"
     if [ $rc = 124 ]; then
@@ -302,7 +318,7 @@ done
 wait
 
 # ---- 4. the report -------------------------------------------------------------------
-killed=0 survived=0 stale=0 notrun=0 buildfail=0 timedout=0
+killed=0 survived=0 stale=0 notrun=0 buildfail=0 timedout=0 escaped=0
 for k in "${!names[@]}"; do
   n=${names[$k]}
   if [ -z "${status[$n]:-}" ]; then
@@ -316,6 +332,7 @@ for k in "${!names[@]}"; do
     NOT-RUN) notrun=$((notrun + 1)) ;;
     BUILD-FAILED) buildfail=$((buildfail + 1)) ;;
     TIMED-OUT) timedout=$((timedout + 1)) ;;
+    ESCAPED) escaped=$((escaped + 1)) ;;
     *) survived=$((survived + 1)) ;;
   esac
 done
@@ -326,9 +343,10 @@ done | sort -k2,2
 line="mutants: $killed killed, $survived survived, $stale stale, $notrun not run (no GPU)"
 [ $buildfail -gt 0 ] && line="$line, $buildfail failed to build"
 [ $timedout -gt 0 ] && line="$line, $timedout timed out (inconclusive)"
+[ $escaped -gt 0 ] && line="$line, $escaped ESCAPED the box"
 say "done"
 echo "$line"
-if [ $survived -gt 0 ] || [ $stale -gt 0 ] || [ $buildfail -gt 0 ] || [ $timedout -gt 0 ]; then exit 1; fi
+if [ $survived -gt 0 ] || [ $stale -gt 0 ] || [ $buildfail -gt 0 ] || [ $timedout -gt 0 ] || [ $escaped -gt 0 ]; then exit 1; fi
 if [ $notrun -gt 0 ] && [ "${MUTANTS_REQUIRE_GPU:-0}" = 1 ]; then
   echo "mutants: MUTANTS_REQUIRE_GPU=1 and $notrun GPU mutants were not run" >&2; exit 1
 fi

@@ -308,10 +308,13 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t, int allow_newton)
         char buf[256];
         snprintf(buf, sizeof buf, "%s", env);
         for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            int v = 0;
-            char key[32];
-            if (sscanf(tok, "%31[a-z_]=%d", key, &v) != 2)
-                return nb_fail(NB_EXIT_USAGE, "NB_TUNE: expected key=value items, got '%s'", tok);
+            char *eq = strchr(tok, '=');
+            int64_t v64 = 0;
+            if (!eq || eq == tok || nb_parse_i64(eq + 1, &v64) || v64 < -1000000 || v64 > 1000000)
+                return nb_fail(NB_EXIT_USAGE, "NB_TUNE: expected key=integer items, got '%s'", tok);
+            *eq = '\0';
+            const char *key = tok;
+            int v = (int)v64;
             if (!strcmp(key, "block") && v >= 32 && v <= 1024 && v % 32 == 0) t->block = v;
             else if (!strcmp(key, "r") && (v == 1 || v == 2 || v == 4)) t->r = v;
             else if (!strcmp(key, "slices") && v >= 1 && v <= 4096) t->slices = v;
@@ -320,9 +323,9 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t, int allow_newton)
             else if (!strcmp(key, "warp") && (v == 0 || v == 1)) t->warp = v;
             else if (!strcmp(key, "newton") && (v == 0 || v == 1)) { t->newton = v; newton_set = 1; }
             else if (!strcmp(key, "tiles") && v >= 1 && v <= 1024) t->tiles = v;
-            else return nb_fail(NB_EXIT_USAGE, "NB_TUNE: bad item '%s' (block=32..1024 in 32s, "
-                                "r=1|2|4, slices=1..4096, fuse=0|1, graph=0|1, warp=0|1, newton=0|1, "
-                                "tiles=1..1024)", tok);
+            else return nb_fail(NB_EXIT_USAGE, "NB_TUNE: bad item '%s=%d' (block=32..1024 in "
+                                "32s, r=1|2|4, slices=1..4096, fuse=0|1, graph=0|1, warp=0|1, "
+                                "newton=0|1, tiles=1..1024)", key, v);
         }
     }
     if (newton_auto && !t->newton)                   /* NB_TUNE=newton=0: the picker's other choice */

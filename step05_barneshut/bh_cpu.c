@@ -458,32 +458,38 @@ static int build(bh_cpu *t, double ph[4])
 /* ---- summary, tree order, the walk's copy ---------------------------------- */
 
 /* Mass, centre of mass and count of cell k from its children (their own
- * summaries done), in the fixed order 0..7 and leaf lists in index order
- * (float, as on the GPU). */
+ * summaries done), in the fixed order 0..7 and leaf lists in index order.
+ * The sums are in double, as on the GPU: a float sum of m x over a long leaf
+ * list (thousands of bodies at one point, at the depth cap) drifts by ~1e-4
+ * of |x|, which moves a tight cluster's centre of mass by more than its
+ * distance to the next one.  The product of two floats is exact in double,
+ * so both codes get the same bits. */
 static void summarize_cell(bh_cpu *t, int64_t k)
 {
     cells *c = &t->tree;
-    float m = 0, sx = 0, sy = 0, sz = 0;
+    double m = 0, sx = 0, sy = 0, sz = 0;
     int64_t cnt = 0;
     for (int o = 0; o < 8; o++) {
         int ch = c->child[k * 8 + o];
         if (ch == BH_EMPTY) continue;
         if (ch < t->n) {
             for (int b = ch; b != BH_EMPTY; b = t->chain[b]) {
-                m += t->m[b];
-                sx += t->m[b] * t->x[b]; sy += t->m[b] * t->y[b]; sz += t->m[b] * t->z[b];
+                double mb = t->m[b];
+                m += mb;
+                sx += mb * t->x[b]; sy += mb * t->y[b]; sz += mb * t->z[b];
                 cnt++;
             }
         } else {
             int64_t kk = ch - t->n;
-            m += c->mm[kk];
-            sx += c->mm[kk] * c->mx[kk]; sy += c->mm[kk] * c->my[kk]; sz += c->mm[kk] * c->mz[kk];
+            double mk = c->mm[kk];
+            m += mk;
+            sx += mk * c->mx[kk]; sy += mk * c->my[kk]; sz += mk * c->mz[kk];
             cnt += c->count[kk];
         }
     }
-    c->mm[k] = m;
+    c->mm[k] = (float)m;
     c->count[k] = cnt;
-    if (m > 0) { c->mx[k] = sx / m; c->my[k] = sy / m; c->mz[k] = sz / m; }
+    if (m > 0) { c->mx[k] = (float)(sx / m); c->my[k] = (float)(sy / m); c->mz[k] = (float)(sz / m); }
     else { c->mx[k] = c->cx[k]; c->my[k] = c->cy[k]; c->mz[k] = c->cz[k]; }
     c->open2[k] = bh_open2(c->cx[k], c->cy[k], c->cz[k], c->half[k], c->mx[k], c->my[k], c->mz[k],
                            t->theta);

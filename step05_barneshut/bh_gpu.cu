@@ -293,7 +293,11 @@ static __global__ void k_build(bh_dev d)
 /* ---- summarize ---------------------------------------------------------- */
 /* A cell whose children are all bodies starts; after writing a cell, a
  * thread decrements its parent's count of unfinished child cells and goes on
- * with the parent only if it finished the last one.  No thread waits. */
+ * with the parent only if it finished the last one.  No thread waits.
+ * The sums are in double, as in bh_cpu.c's summarize_cell() (a float sum of
+ * m x over a long leaf list moves a cluster's centre of mass): a float times
+ * a float is exact in double, so an FMA changes nothing and both codes get
+ * the same bits. */
 static __global__ void k_summarize(bh_dev d, float theta)
 {
     const int ncells = d.st->ncells;
@@ -303,7 +307,7 @@ static __global__ void k_summarize(bh_dev d, float theta)
         if (!start) continue;
         int k = c;
         for (;;) {
-            float m = 0, sx = 0, sy = 0, sz = 0;
+            double m = 0, sx = 0, sy = 0, sz = 0;
             int cnt = 0;
             for (int o = 0; o < 8; o++) {
                 int ch = d.child[k * 8 + o];
@@ -311,18 +315,21 @@ static __global__ void k_summarize(bh_dev d, float theta)
                 if (ch < d.n) {
                     for (int b = ch; b != BH_EMPTY; b = d.chain[b]) {
                         float4 q = d.pos[b];
-                        m += q.w; sx += q.w * q.x; sy += q.w * q.y; sz += q.w * q.z;
+                        m += q.w; sx += (double)q.w * q.x; sy += (double)q.w * q.y;
+                        sz += (double)q.w * q.z;
                         cnt++;
                     }
                 } else {
                     int kk = ch - d.n;
                     float4 q = __ldcg(&d.mass[kk]);
-                    m += q.w; sx += q.w * q.x; sy += q.w * q.y; sz += q.w * q.z;
+                    m += q.w; sx += (double)q.w * q.x; sy += (double)q.w * q.y;
+                    sz += (double)q.w * q.z;
                     cnt += __ldcg(&d.link[kk].w);
                 }
             }
             float4 g = d.geom[k];
-            float4 r = m > 0 ? make_float4(sx / m, sy / m, sz / m, m)
+            float4 r = m > 0 ? make_float4((float)(sx / m), (float)(sy / m), (float)(sz / m),
+                                           (float)m)
                              : make_float4(g.x, g.y, g.z, 0.f);
             float open2 = bh_open2(g.x, g.y, g.z, g.w, r.x, r.y, r.z, theta);
             d.mass[k] = r;

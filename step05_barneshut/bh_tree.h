@@ -36,6 +36,7 @@ extern "C" {
 #define BH_MAXDEPTH 64        /* cells live at depths 0..BH_MAXDEPTH-1 */
 #define BH_EMPTY    (-1)      /* empty child slot, end of a list */
 #define BH_LOCKED   (-2)      /* child slot locked by a thread of the GPU build */
+#define BH_RESOLUTION 512.0f  /* a cell is used only at d >= |centre of mass| / this: bh_open2() */
 
 #if defined(__CUDACC__)
 #define BH_HD __host__ __device__ __forceinline__
@@ -83,8 +84,15 @@ BH_HD void bh_child(int oct, float *cx, float *cy, float *cz, float *h)
  * radius is at least the cube's half diagonal plus the offset of the centre
  * of mass (+1% for rounding), so a cell is never used by a body inside it:
  * matters for theta > ~1.1, and for tiny cells of coincident bodies whose
- * centre of mass is off their common point by rounding.  theta = 0:
- * infinity, every cell is opened. */
+ * centre of mass is off their common point by rounding.  And the radius is
+ * at least |centre of mass| / BH_RESOLUTION (|.| summed over the axes): the
+ * centre of mass is a float, off the true one by up to 2^-24 of its
+ * coordinates, which moves the cell's pull by up to 3 times that over d --
+ * at d >= |centre| / 512, below 1e-4.  Nearer, a cell of a tight cluster
+ * (bodies a few ulps apart, 1e-5 from the next cluster) cannot be one body
+ * at that accuracy, so it is opened: its bodies' own separations are exact
+ * in float.  A system far from the origin for its size opens more cells.
+ * theta = 0: infinity, every cell is opened. */
 BH_HD float bh_open2(float cx, float cy, float cz, float half, float mx, float my, float mz,
                      float theta)
 {
@@ -92,7 +100,9 @@ BH_HD float bh_open2(float cx, float cy, float cz, float half, float mx, float m
     float dx = mx - cx, dy = my - cy, dz = mz - cz;
     float r = 4 * half / theta;                            /* 2s / theta, s = 2 half */
     float inner = 1.01f * (1.7320508f * half + sqrtf(dx * dx + dy * dy + dz * dz));
+    float fine = (fabsf(mx) + fabsf(my) + fabsf(mz)) * (1.0f / BH_RESOLUTION);
     r = r > inner ? r : inner;
+    r = r > fine ? r : fine;
     return r * r;
 }
 

@@ -63,6 +63,7 @@
 #include "mg.h"
 #include "mg_kernels.h"
 #include "nb_cuda.h"
+#include "nb_threads.h"
 
 #define MG_MSG 1200
 #define MG_TIMEOUT_S 300.0
@@ -135,10 +136,12 @@ void mg_nccl_env(void)
 
 int mg_device_count(void)
 {
-    const char *fake = getenv("NB_FAKE_NO_DEVICE"), *fc = getenv("NB_FAKE_GPU_COUNT");
+    const char *fake = getenv("NB_FAKE_NO_DEVICE");
     int count = 0;
+    int64_t fc;
     if (fake && *fake) return 0;
-    if (fc && *fc) return atoi(fc);             /* test hook: the MPI launch's rank check */
+    if (nb_env_i64("NB_FAKE_GPU_COUNT", 0, 1 << 20, &fc) == 1)
+        return (int)fc;                         /* test hook: the MPI launch's rank check */
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
@@ -608,11 +611,15 @@ static int create(mg **out, int64_t n, const nb_options *o)
     if (m->chunk < 1 || m->chunk % 32 || (int64_t)m->P * m->chunk < n)
         return nb_fail(NB_EXIT_RUNTIME, "slice(): %d slices of %lld bodies do not cover %lld "
                        "bodies in multiples of 32", m->P, (long long)m->chunk, (long long)n);
-    const char *t = getenv("NB_NCCL_TIMEOUT_S");
-    double ts = t && *t ? atof(t) : 0;
-    m->timeout_ms = 1000.0 * (ts > 0 ? ts : MG_TIMEOUT_S);
-    const char *f = getenv("NB_FAKE_GPU_FAIL");
-    for (int k = 0; f && *f && k < m->nlocal; k++) m->g[k].fake = m->g[k].rank == atoi(f);
+    /* test hooks: decimal integers, anything else is ignored (nb_env_i64) */
+    int64_t ts = 0, fail = -1;
+    nb_env_i64("NB_NCCL_TIMEOUT_S", 1, 1000000, &ts);
+    m->timeout_ms = 1000.0 * (ts > 0 ? (double)ts : MG_TIMEOUT_S);
+    nb_env_i64("NB_FAKE_GPU_FAIL", 0, 1 << 20, &fail);
+    for (int k = 0; k < m->nlocal; k++) m->g[k].fake = m->g[k].rank == fail;
+    /* one OpenMP thread per GPU (run_all()), started now: a limit on
+     * threads is exit 3 with the reason, not libgomp's exit 1 */
+    if (!m->team) return nb_threads_start(m->nlocal, "one thread per GPU is needed (use fewer --gpus)");
     return 0;
 }
 

@@ -6,6 +6,7 @@ extern const char *nb_harness_self;
 int nb_harness_selftest(const char *mode);
 void nb_suite_docs_register(void);
 void nb_suite_view_register(void);     /* suite_view.c: the GL view, the frame writer */
+void nb_suite_serve_register(void);    /* suite_serve.c: the view in a browser (--serve) */
 
 int main(int argc, char **argv)
 {
@@ -17,5 +18,6 @@ int main(int argc, char **argv)
     nb_suite_render_register();
     nb_suite_docs_register();
     nb_suite_view_register();
+    nb_suite_serve_register();
     return nb_grade_main("common", argc, argv);
 }

@@ -147,6 +147,7 @@ static void program_main(char *const argv[], const char *dir)
     if (chdir(dir) != 0) fail_setup("chdir to the scratch directory");
     setenv("TMPDIR", dir, 1);
     setenv("HOME", dir, 1);
+    setenv("XDG_CACHE_HOME", dir, 1);   /* Mesa's shader cache goes by the passwd entry else */
     struct rlimit core = { 0, 0 };
     setrlimit(RLIMIT_CORE, &core);
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);

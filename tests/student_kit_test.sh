@@ -47,7 +47,9 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; 
 finish() {
   echo
   if [ $failed -eq 0 ]; then echo "student_kit_test: PASS ($checks checks)"; exit 0; fi
-  echo "student_kit_test: FAIL ($failed of $checks checks failed; logs in ${KIT_KEEP_TMP:+$tmp}${KIT_KEEP_TMP:-a temporary directory, keep it with KIT_KEEP_TMP=1})"
+  local where="a temporary directory, keep it with KIT_KEEP_TMP=1"
+  [ "${KIT_KEEP_TMP:-0}" = 1 ] && where=$tmp
+  echo "student_kit_test: FAIL ($failed of $checks checks failed; logs in $where)"
   exit 1
 }
 t0=$(date +%s)

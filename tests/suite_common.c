@@ -16,7 +16,12 @@
 #include "nb_timer.h"
 #include "nb_validate.h"
 #include "nb_verify.h"
+#include <dirent.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "nb_fuzz.h"
 
 static void set_body(nb_state *s, int i, float m, float x, float y, float z, float vx, float vy, float vz)
@@ -201,6 +206,18 @@ static void t_parser(void)
     CU_ASSERT(parse(0, &o, "-n", "12x", NULL) == NB_EXIT_USAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "--bodies"));
     CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "12x"));
+    /* -0 where the range has no negative value (it was accepted) */
+    CU_ASSERT(parse(NB_OPT_THETA, &o, "--theta", "-0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(NB_OPT_THETA, &o, "--theta", "-0.0e0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(NB_OPT_THETA, &o, "--theta", "0", NULL) == 0 && o.theta == 0 && !signbit(o.theta));
+    CU_ASSERT(parse(0, &o, "-s", "-0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "--warmup", "-0", NULL) == NB_EXIT_USAGE);
+    /* options that would do nothing, or too much */
+    CU_ASSERT(parse(0, &o, "--warmup", "2", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--render-size", "64", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "-s", "0", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "--save", "x.txt", NULL) == NB_EXIT_USAGE);
+    CU_ASSERT(parse(0, &o, "--bench", "--warmup", "0", "--save", "x.txt", NULL) == 0);
     CU_ASSERT(parse(0, &o, "--eps", "0", NULL) == NB_EXIT_USAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(nb_errmsg(), "(0, 10]"));
     CU_ASSERT(parse(0, &o, "--dt", "NaN", NULL) == NB_EXIT_USAGE);
@@ -256,6 +273,238 @@ static void t_state_roundtrip(void)
     nb_state_free(&a);
 }
 
+
+/* ---- files written whole or not at all (nb_out) ---------------------------- */
+
+/* The whole file into a malloc'ed buffer (*len bytes); NULL if unreadable. */
+static char *whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    size_t got;
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+static int same_state(const nb_state *a, const nb_state *b)
+{
+    size_t bytes = (size_t)a->n * sizeof(float);
+    return a->n == b->n && !memcmp(a->m, b->m, bytes) && !memcmp(a->x, b->x, bytes) &&
+           !memcmp(a->y, b->y, bytes) && !memcmp(a->z, b->z, bytes) &&
+           !memcmp(a->vx, b->vx, bytes) && !memcmp(a->vy, b->vy, bytes) &&
+           !memcmp(a->vz, b->vz, bytes);
+}
+
+/* A saved file cut at any byte is refused (exit 2, with a line number), not
+ * read as a smaller system: the header's count and the final newline.  It
+ * used to load with fewer bodies.  Also a body past the count, a bad
+ * header, and a file without the header (read as it is). */
+static void t_state_cut_short(void)
+{
+    nb_state a, b;
+    const char *f = nb_t_tmpfile(0, ".txt");
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 17, 3, &a) == 0);
+    CU_ASSERT_FATAL(nb_state_write(f, &a) == 0);
+    size_t len = 0;
+    char *text = whole(f, &len);
+    CU_ASSERT_FATAL(text != NULL && len > 100);
+    int64_t accepted = 0, unlined = 0;
+    for (size_t cut = 0; cut < len; cut++) {
+        FILE *fp = fopen(f, "wb");
+        fwrite(text, 1, cut, fp);
+        fclose(fp);
+        nb_clear_error();
+        int rc = nb_state_read(f, &b);
+        if (rc == 0) { accepted++; nb_state_free(&b); continue; }
+        /* with the file's line, or (cut inside the first 23 bytes, before
+         * the header is one) "holds no bodies" */
+        if (rc != NB_EXIT_USAGE || !(strstr(nb_errmsg(), ".txt:") || strstr(nb_errmsg(), "no bodies")))
+            unlined++;
+    }
+    NB_ASSERT(accepted == 0, "%lld of the %zu prefixes of a saved file were read as a state",
+              (long long)accepted, len);
+    NB_ASSERT(unlined == 0, "%lld prefixes refused without exit 2 and 'file:line:'", (long long)unlined);
+    /* the whole file, and one body more than the header says */
+    FILE *fp = fopen(f, "wb");
+    fwrite(text, 1, len, fp);
+    fclose(fp);
+    CU_ASSERT_FATAL(nb_state_read(f, &b) == 0);
+    NB_ASSERT(same_state(&a, &b), "the whole file: not the state that was saved");
+    nb_state_free(&b);
+    fp = fopen(f, "ab");
+    fprintf(fp, "1 0 0 0 0 0 0\n");
+    fclose(fp);
+    NB_ASSERT(nb_state_read(f, &b) == NB_EXIT_USAGE && strstr(nb_errmsg(), ":20:"),
+              "a body past the header's count: %s", nb_errmsg());
+    fp = fopen(f, "wb");
+    fprintf(fp, "# nbody-lab state file: many bodies\n1 0 0 0 0 0 0\n");
+    fclose(fp);
+    NB_ASSERT(nb_state_read(f, &b) == NB_EXIT_USAGE && strstr(nb_errmsg(), ":1:"),
+              "a bad header: %s", nb_errmsg());
+    fp = fopen(f, "wb");
+    fprintf(fp, "# no header\n1 0 0 0 0 0 0\n1 1 0 0 0 0 0");   /* no newline: fine here */
+    fclose(fp);
+    NB_ASSERT(nb_state_read(f, &b) == 0 && b.n == 2, "a file without the header: %s", nb_errmsg());
+    if (b.n) nb_state_free(&b);
+    free(text);
+    unlink(f);
+    nb_state_free(&a);
+}
+
+/* nb_state_write in a child with SIGXFSZ ignored (as nb_main does) and the
+ * file size limited to 'limit' bytes: its code (0, 3), or -1 if it died. */
+static int write_limited(const char *path, const nb_state *s, long limit)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl;
+        getrlimit(RLIMIT_FSIZE, &rl);
+        rl.rlim_cur = (rlim_t)limit;
+        setrlimit(RLIMIT_FSIZE, &rl);
+        _exit(nb_state_write(path, s));
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The save/load round trip under faults, at every file size limit from 0
+ * to past the file's size (a full disk, an interrupted copy): the write
+ * either succeeds and the file loads to the same bits, or fails with exit 3
+ * and leaves the file that was there before, and no temporary file.  It
+ * used to leave a truncated file that loaded as a smaller system. */
+static void t_save_under_faults(void)
+{
+    nb_state a, old, b;
+    const char *f = nb_t_tmpfile(0, ".txt");
+    CU_ASSERT_FATAL(nb_ic_generate("disk", 300, 5, &a) == 0);
+    CU_ASSERT_FATAL(nb_ic_generate("cube", 7, 6, &old) == 0);
+    CU_ASSERT_FATAL(nb_state_write(f, &a) == 0);
+    size_t len = 0;
+    char *text = whole(f, &len);
+    free(text);
+    int64_t bad = 0, ok = 0, failed = 0;
+    for (long limit = 0; limit <= (long)len + 4096; limit += limit < 64 ? 1 : 997) {
+        CU_ASSERT_FATAL(nb_state_write(f, &old) == 0);         /* what was there before */
+        int rc = write_limited(f, &a, limit);
+        int read = nb_state_read(f, &b);
+        int kept = read == 0 && same_state(&b, rc == 0 ? &a : &old);
+        if (read == 0) nb_state_free(&b);
+        int left = nb_out_leftovers(f);
+        if (!((rc == 0 || rc == NB_EXIT_RUNTIME) && kept && left == 0)) {
+            if (bad++ == 0)
+                printf("       limit %ld bytes: code %d, file %s, %d temporary files left\n", limit,
+                       rc, kept ? "as it should be" : "wrong", left);
+        }
+        if (rc == 0) ok++;
+        else failed++;
+    }
+    NB_ASSERT(bad == 0, "save under a file size limit: %lld cases broke (see above)", (long long)bad);
+    NB_ASSERT(ok > 0 && failed > 0, "both outcomes exercised: %lld saved, %lld refused", (long long)ok,
+              (long long)failed);
+    unlink(f);
+    nb_state_free(&a);
+    nb_state_free(&old);
+}
+
+/* Ctrl-C in the middle of a save: the temporary file is removed and the
+ * target left as it was; the signal still ends the program.  (A file of
+ * 3 million bodies takes a few seconds to write; the signal comes as soon
+ * as the temporary file has data.) */
+static void t_save_interrupted(void)
+{
+    const char *f = nb_t_tmpfile(0, ".txt");
+    nb_state a, old, b;
+    CU_ASSERT_FATAL(nb_ic_generate("cube", 3000000, 8, &a) == 0);
+    CU_ASSERT_FATAL(nb_ic_generate("cube", 5, 9, &old) == 0);
+    CU_ASSERT_FATAL(nb_state_write(f, &old) == 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        _exit(nb_state_write(f, &a));
+    }
+    char dir[300], prefix[300];
+    const char *slash = strrchr(f, '/');
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - f), f);
+    snprintf(prefix, sizeof prefix, ".%s.", slash + 1);
+    int seen = 0;
+    for (int k = 0; k < 3000 && !seen; k++) {           /* up to 30 s */
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            char p[700];
+            struct stat st;
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            if (!strncmp(e->d_name, prefix, strlen(prefix)) && stat(p, &st) == 0 && st.st_size > 0)
+                seen = 1;
+        }
+        if (d) closedir(d);
+        struct timespec ts = { 0, 10000000 };
+        if (!seen) nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGINT);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    NB_ASSERT(seen, "the temporary file was never seen");
+    NB_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT, "the writer was not ended by SIGINT "
+              "(status %d): it should die of it, after removing its temporary file", st);
+    NB_ASSERT(nb_out_leftovers(f) == 0, "%d temporary files left after SIGINT", nb_out_leftovers(f));
+    NB_ASSERT(nb_state_read(f, &b) == 0 && same_state(&b, &old),
+              "after SIGINT the file is not what it was: %s", nb_errmsg());
+    if (b.n) nb_state_free(&b);
+    unlink(f);
+    nb_state_free(&a);
+    nb_state_free(&old);
+}
+
+/* What nb_out_check refuses before a run, and what it lets through. */
+static void t_save_path_checks(void)
+{
+    const char *f = nb_t_tmpfile(0, ".txt"), *d = nb_t_tmpfile(1, ".d");
+    CU_ASSERT_EQUAL(nb_out_check("--save", f, NULL), 0);
+    NB_ASSERT(access(f, F_OK) != 0 && nb_out_leftovers(f) == 0, "the check left a file behind");
+    CU_ASSERT_EQUAL_FATAL(mkdir(d, 0700), 0);
+    NB_ASSERT(nb_out_check("--save", d, NULL) == NB_EXIT_USAGE && strstr(nb_errmsg(), "directory"),
+              "a directory: %s", nb_errmsg());
+    NB_ASSERT(nb_out_check("--save", "/dev/null", NULL) == NB_EXIT_USAGE &&
+              strstr(nb_errmsg(), "not a regular file"), "/dev/null: %s", nb_errmsg());
+    NB_ASSERT(nb_out_check("--save", "/nonexistent-nbody-dir/x.txt", NULL) == NB_EXIT_USAGE,
+              "a missing directory: %s", nb_errmsg());
+    FILE *fp = fopen(f, "w");
+    fputs("1 0 0 0 0 0 0\n", fp);
+    fclose(fp);
+    NB_ASSERT(nb_out_check("--save", f, f) == NB_EXIT_USAGE && strstr(nb_errmsg(), "--ic"),
+              "the input file: %s", nb_errmsg());
+    chmod(f, 0444);                            /* the rename would replace it: kept */
+    NB_ASSERT(nb_out_check("--save", f, NULL) == NB_EXIT_USAGE && strstr(nb_errmsg(), "read-only"),
+              "a read-only file: %s", nb_errmsg());
+    chmod(f, 0644);
+    char link[320];
+    snprintf(link, sizeof link, "%s/link.txt", d);
+    CU_ASSERT_EQUAL(symlink(f, link), 0);
+    NB_ASSERT(nb_out_check("--save", link, f) == NB_EXIT_USAGE, "a link to the input: %s",
+              nb_errmsg());
+    nb_state a, b;
+    CU_ASSERT_FATAL(nb_ic_generate("cube", 9, 1, &a) == 0);
+    CU_ASSERT_EQUAL(nb_state_write(link, &a), 0);     /* through the link, which stays a link */
+    struct stat st;
+    NB_ASSERT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the symbolic link was replaced");
+    NB_ASSERT(nb_state_read(f, &b) == 0 && same_state(&a, &b), "not written through the link");
+    if (b.n) nb_state_free(&b);
+    unlink(link);
+    rmdir(d);
+    unlink(f);
+    nb_state_free(&a);
+}
 
 /* Read 'text' (len bytes) as a text state file; returns the code. */
 static int read_text(const char *text, size_t len, nb_state *s)
@@ -445,6 +694,76 @@ static void t_statistics(void)
     CU_ASSERT_DOUBLE_EQUAL(b.gflops, 100 / 2e-3 * 20 / 1e9, 1e-12);
 }
 
+/* Where the pulls on a body cancel, its error is measured against their
+ * size (nb_rel_error, NB_REF_CANCEL), not against what is left of their
+ * sum.  Five equal bodies in a row: the middle one's reference is ~1e-17;
+ * a float code leaves ~1e-8 of its pulls (0.5): that is no error (it was
+ * 1e9 before), while 1e-3 of the pulls, or of any other body's
+ * acceleration, still fails the all-pairs bound. */
+static void t_error_cancelling_pulls(void)
+{
+    nb_state s;
+    CU_ASSERT_FATAL(nb_state_alloc(&s, 5) == 0);
+    for (int i = 0; i < 5; i++) set_body(&s, i, 0.2f, (float)i, 0, 0, 0, 0, 0);
+    int64_t idx[5];
+    double rx[5], ry[5], rz[5], pull[5];
+    nb_ref_sample(5, 5, idx);
+    nb_ref_accel_pulls(&s, 0.01, idx, 5, rx, ry, rz, pull);
+    NB_ASSERT(fabs(rx[2]) < 1e-15 && pull[2] > 0.49 && pull[2] < 0.51,
+              "middle body: a_ref %.3g (want ~0), pulls %.3g (want 0.2 (2 + 2/4) = 0.5)", rx[2], pull[2]);
+    float ax[5], ay[5] = { 0 }, az[5] = { 0 };
+    for (int i = 0; i < 5; i++) ax[i] = (float)rx[i];
+    ax[2] = 3e-8f;                              /* float rounding of the cancelling sum */
+    nb_errstats e;
+    nb_tolerance tol = nb_tolerance_for(0, 0);
+    CU_ASSERT_FATAL(nb_accel_errors(&s, 0.01, ax, ay, az, 1024, &e) == 0);
+    NB_ASSERT(nb_within_tolerance(&e, &tol), "rounding of a cancelling sum: max %.3g, bound %.3g",
+              e.max, tol.max);
+    ax[2] = 5e-4f;                              /* 1e-3 of its pulls: wrong */
+    CU_ASSERT_FATAL(nb_accel_errors(&s, 0.01, ax, ay, az, 1024, &e) == 0);
+    NB_ASSERT(!nb_within_tolerance(&e, &tol), "1e-3 of the pulls off: max %.3g passes", e.max);
+    ax[2] = 3e-8f;
+    ax[0] *= 1.001f;                            /* an end body 1e-3 off: wrong */
+    CU_ASSERT_FATAL(nb_accel_errors(&s, 0.01, ax, ay, az, 1024, &e) == 0);
+    NB_ASSERT(!nb_within_tolerance(&e, &tol), "an end body 1e-3 off: max %.3g passes", e.max);
+    /* N = 1: no pull, a_ref = 0: the absolute error */
+    NB_ASSERT(nb_rel_error(2e-3, 0, 0, 0, 0, 0, 0) == 2e-3, "N = 1: the absolute error");
+    nb_state_free(&s);
+}
+
+/* The test hooks in the environment take decimal integers only: "1e3" and
+ * "0x100000" (strtod read them as 1000 and 1048576) and "12x" are ignored,
+ * as documented. */
+static void t_env_hooks(void)
+{
+    int64_t v = -1;
+    static const char *const bad[] = { "1e3", "0x100000", "12x", " 12", "12 ", "+", "-", "1.5",
+                                       "99999999999999999999" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        setenv("NB_TEST_HOOK", bad[k], 1);
+        NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, INT64_MAX, &v) == -1, "'%s' taken as a number",
+                  bad[k]);
+        char why[64] = "";
+        setenv("NB_FAKE_MEM_AVAILABLE", bad[k], 1);
+        nb_mem_available(why, sizeof why);
+        NB_ASSERT(strcmp(why, "NB_FAKE_MEM_AVAILABLE") != 0, "NB_FAKE_MEM_AVAILABLE='%s' was used",
+                  bad[k]);
+    }
+    setenv("NB_TEST_HOOK", "-3", 1);
+    NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, 10, &v) == -1, "-3 is outside [0, 10]");
+    setenv("NB_TEST_HOOK", "1000", 1);
+    NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, INT64_MAX, &v) == 1 && v == 1000, "1000: %lld",
+              (long long)v);
+    unsetenv("NB_TEST_HOOK");
+    NB_ASSERT(nb_env_i64("NB_TEST_HOOK", 0, 10, &v) == 0, "unset: not 0");
+    char why[64] = "";
+    setenv("NB_FAKE_MEM_AVAILABLE", "1000", 1);
+    double m = nb_mem_available(why, sizeof why);
+    NB_ASSERT(m == 1000 && !strcmp(why, "NB_FAKE_MEM_AVAILABLE"), "NB_FAKE_MEM_AVAILABLE=1000: %g (%s)",
+              m, why);
+    unsetenv("NB_FAKE_MEM_AVAILABLE");
+}
+
 static void t_error_stats(void)
 {
     nb_state s;
@@ -532,12 +851,18 @@ static const nb_test common_tests[] = {
     { "parser_accepts_and_rejects", t_parser, 3 },
     { "state_file_roundtrip_and_errors", t_state_roundtrip, 2 },
     { "state_reader_bounded_streams_dirs", t_reader_limits, 2 },
+    { "state_file_cut_short_refused", t_state_cut_short, 1 },
+    { "save_under_file_size_limits", t_save_under_faults, 2 },
+    { "save_interrupted_by_sigint", t_save_interrupted, 1 },
+    { "save_path_checked_before_the_run", t_save_path_checks, 1 },
     { "validate_in_float_and_watchdog", t_validate, 2 },
     { "messages_one_line_memory_check", t_messages_and_memory, 1 },
     { "fuzz_regressions_replay", t_fuzz_replay, 1 },
     { "statistics_and_bench_summary", t_statistics, 1 },
     { "error_stats_and_tolerance", t_error_stats, 2 },
     { "references_on_a_double_state", t_ref_double_state, 1 },
+    { "error_where_the_pulls_cancel", t_error_cancelling_pulls, 1 },
+    { "env_hooks_decimal_integers_only", t_env_hooks, 1 },
     NB_TEST_END
 };
 

@@ -12,7 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nb_error.h"
@@ -20,6 +24,7 @@
 #include "nb_ic.h"
 #include "nb_render.h"
 #include "nb_state.h"
+#include "nb_testutil.h"
 
 static const char *rd_path(int slot, const char *suffix)
 {
@@ -237,6 +242,55 @@ static void t_overlay_clipped(void)
     free(rgb);
 }
 
+/* A frame that cannot be written (past the file size limit, as on a full
+ * disk): exit 3 with the kit's one line and nothing else on stderr --
+ * libpng's default handler printed "libpng error: Write Error" too -- and
+ * no frame, whole or half, nor a temporary file left.  In a child, with
+ * SIGXFSZ ignored as nb_main() does. */
+static void t_frame_write_error(void)
+{
+    const char *dir = rd_path(3, ".d"), *errf = rd_path(4, ".err");
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        nb_state s;
+        nb_render_view v;
+        signal(SIGXFSZ, SIG_IGN);
+        if (!freopen(errf, "w", stderr) || nb_ic_generate("cube", 100000, 3, &s) ||
+            nb_render_setup(&v, &s, 512, dir))
+            _exit(100);
+        struct rlimit rl;
+        getrlimit(RLIMIT_FSIZE, &rl);
+        rl.rlim_cur = 1000;
+        setrlimit(RLIMIT_FSIZE, &rl);
+        int rc = nb_render_frame(&v, dir, 0, &s, NULL);
+        if (rc) fprintf(stderr, "nbody: %s\n", nb_errmsg());      /* what nb_main() prints */
+        fflush(stderr);
+        _exit(rc);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    char text[600] = "";
+    FILE *f = fopen(errf, "r");
+    size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[got] = '\0';
+    if (f) fclose(f);
+    int lines = 0;
+    for (char *p = text; *p; p++) lines += *p == '\n';
+    NB_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == NB_EXIT_RUNTIME, "a frame past the file size "
+              "limit: status %d, want exit 3", st);
+    NB_ASSERT(lines == 1 && strstr(text, "--render"), "a frame that cannot be written: %d stderr "
+              "lines, want 1: '%.300s'", lines, text);
+    int files = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) files += e->d_name[0] != '.' || strlen(e->d_name) > 2;
+    if (d) closedir(d);
+    NB_ASSERT(files == 0, "%d files left in the frame directory", files);
+    remove(errf);
+    rmdir(dir);
+}
+
 static void t_bad_dir(void)
 {
     nb_state s;
@@ -272,6 +326,7 @@ void nb_suite_render_register(void)
         { "overlay_rows_and_columns", t_overlay_rows_columns, 2 },
         { "overlay_clipped_tiny_skipped", t_overlay_clipped, 1 },
         { "bad_dir_exit_3", t_bad_dir, 1 },
+        { "frame_write_error_one_line_nothing_left", t_frame_write_error, 1 },
         NB_TEST_END
     };
     nb_grade_suite("render", tests, NULL);

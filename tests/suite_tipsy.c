@@ -17,6 +17,7 @@
 
 #include "nb_error.h"
 #include "nb_grade.h"
+#include "nb_testutil.h"
 #include "nb_ic.h"
 #include "nb_io.h"
 #include "nb_state.h"
@@ -277,6 +278,32 @@ static void t_header_mismatch(void)
     remove(path);
 }
 
+/* A header with good counts and a NaN (or infinite) time: refused with a
+ * message about the time -- it said the counts made no sense. */
+static void t_nan_time(void)
+{
+    const char *path = tp_path(2, ".bin");
+    const double bad[2] = { NAN, INFINITY };
+    for (int big = 0; big < 2; big++)
+        for (int k = 0; k < 2; k++) {
+            tp_buf t;
+            tp_make_mixed(&t, big, 1, 2, 3);
+            size_t len = t.len;
+            t.len = 0;
+            tp_f64(&t, bad[k]);                        /* the header's time replaced */
+            t.len = len;
+            CU_ASSERT_EQUAL_FATAL(tp_write_bytes(path, t.b, t.len), 0);
+            expect_refused(path, "time");
+            nb_state s;
+            nb_clear_error();
+            int rc = nb_ic_load(path, 0, 0, 1, &s);   /* found by its header, or not */
+            NB_ASSERT(rc == NB_EXIT_USAGE && strstr(nb_errmsg(), "time"), "--ic with a %s TIPSY "
+                      "time: exit %d, '%.200s'", k ? "inf" : "NaN", rc, nb_errmsg());
+            if (rc == 0) nb_state_free(&s);
+        }
+    remove(path);
+}
+
 static void t_write_error(void)
 {
     nb_state a;
@@ -479,6 +506,7 @@ void nb_suite_tipsy_register(void)
         { "random_short_missing_refused", t_foreign_random_bytes, 1 },
         { "header_counts_vs_size_and_ndim", t_header_mismatch, 2 },
         { "write_error_exit_3", t_write_error, 1 },
+        { "nan_time_in_header_says_so", t_nan_time, 1 },
         { "streams_read_once_to_their_end", t_streams, 1 },
         { "huge_header_count_out_of_memory", t_huge_count_memory, 1 },
         { "binary_not_tipsy_says_why", t_binary_not_tipsy, 1 },

@@ -62,10 +62,11 @@ static void opts(nb_options *o, const code *c, double theta)
 }
 
 /* Build the tree of s, check the invariants and the accelerations.  tol:
- * nb_tolerance_for(1, theta), at theta 0 the all-pairs tolerance of its N.
- * Returns the context's interaction counts. */
-static void check_case(const char *what, const nb_state *s, const code *c, double theta,
-                       int64_t *bb, int64_t *bc)
+ * nb_tolerance_for(1, theta), at theta 0 the all-pairs tolerance of its N,
+ * and p99 <= p99_max where p99_max > 0.  Returns the context's interaction
+ * counts. */
+static void check_tree(const char *what, const nb_state *s, const code *c, double theta,
+                       double p99_max, int64_t *bb, int64_t *bc)
 {
     nb_options o;
     opts(&o, c, theta);
@@ -104,12 +105,24 @@ static void check_case(const char *what, const nb_state *s, const code *c, doubl
         printf("\n    %s (%s, theta %g): median %.3g p99 %.3g max %.3g, %lld non-finite: %s\n",
                what, c->label, theta, st.median, st.p99, st.max, (long long)bad, tol.why);
     CU_ASSERT(pass);
+    if (p99_max > 0 && pass && !bad)
+        printf("\n    %s (%s, theta %g): median %.3g, p99 %.3g, max %.3g\n", what, c->label, theta,
+               st.median, st.p99, st.max);
+    if (p99_max > 0)
+        NB_ASSERT(st.p99 <= p99_max, "%s (%s, theta %g): p99 %.3g, bound %.3g (median %.3g, max "
+                  "%.3g)", what, c->label, theta, st.p99, p99_max, st.median, st.max);
     int64_t b1 = 0, c1 = 0;
     CU_ASSERT_EQUAL(interactions(ctx, &b1, &c1), 0);
     if (bb) *bb = b1;
     if (bc) *bc = c1;
     free(a);
     c->step->destroy(ctx);
+}
+
+static void check_case(const char *what, const nb_state *s, const code *c, double theta,
+                       int64_t *bb, int64_t *bc)
+{
+    check_tree(what, s, c, theta, 0, bb, bc);
 }
 
 static void model_case(const char *ic, int64_t n, uint64_t seed, const code *c, double theta)
@@ -189,6 +202,97 @@ static void tree_coincident(const code *c)
     coincident_case(c, 2, 997);
     coincident_case(c, 3, 2001);
     coincident_case(c, 1000, 3001);
+}
+
+/* Clusters: 'nc' clusters of k bodies each (mass 1/N), their centres 'sep'
+ * apart along a skew line through a point off the origin, each a ball of
+ * radius spread * sep (spread 0: the cluster's bodies at one point, to the
+ * last bit).  A tight cluster is one deep cell, or a leaf list at the depth
+ * cap: its centre of mass, summed in float over thousands of bodies, drifted
+ * by ~1e-4 of |x| -- more than 'sep' -- and the bodies of the next cluster
+ * felt it: p99 0.08 at sep 1e-3, 8.6 at 1e-5 (N = 30000, coincident).  With
+ * the sums in double (summarize) and cells used only where a float can hold
+ * their centre of mass to the accuracy needed (bh_open2()'s resolution
+ * term), p99 <= 1e-3: here the monopole error of a point is 0, and what is
+ * left is float rounding. */
+static void clusters_of(nb_state *s, int nc, int64_t k, double sep, double spread, uint64_t seed)
+{
+    const double p[3] = { 0.1234567, -0.3456789, 0.0567891 }, u[3] = { 0.8, 0.48, 0.36 };
+    nb_rng r;
+    nb_rng_seed(&r, seed);
+    CU_ASSERT_EQUAL_FATAL(nb_state_alloc(s, nc * k), 0);
+    for (int64_t i = 0; i < nc * k; i++) {
+        int64_t cl = i % nc;                /* clusters interleaved in the index range */
+        double q[3];
+        for (int a = 0; a < 3; a++) q[a] = p[a] + (double)cl * sep * u[a];
+        if (spread > 0) {
+            double b[3], b2;
+            do {
+                for (int a = 0; a < 3; a++) b[a] = 2 * nb_rng_uniform(&r) - 1;
+                b2 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
+            } while (b2 > 1);
+            for (int a = 0; a < 3; a++) q[a] += spread * sep * b[a];
+        }
+        s->x[i] = (float)q[0]; s->y[i] = (float)q[1]; s->z[i] = (float)q[2];
+        s->m[i] = 1.0f / (float)(nc * k);
+        s->vx[i] = s->vy[i] = s->vz[i] = 0;
+    }
+}
+
+static void cluster_case(const code *c, int nc, int64_t k, double sep, double spread)
+{
+    nb_state s;
+    clusters_of(&s, nc, k, sep, spread, 7);
+    char what[96];
+    snprintf(what, sizeof what, "%d clusters of %lld, %g apart, spread %g", nc, (long long)k, sep,
+             spread);
+    check_tree(what, &s, c, 0.5, 1e-3, NULL, NULL);
+    nb_state_free(&s);
+}
+
+static void tree_clusters(const code *c)
+{
+    cluster_case(c, 2, 15000, 1e-3, 0);         /* the two cases of the report */
+    cluster_case(c, 2, 15000, 1e-5, 0);
+    cluster_case(c, 2, 15000, 1e-5, 0.01);      /* a few ulps of spread: the float centre */
+    cluster_case(c, 3, 3000, 1e-3, 0.01);
+}
+
+/* The class, on random configurations: 2..5 clusters of random sizes,
+ * separations 1e-6 .. 1e-1, spreads 0 or 1e-4 .. 1e-1 of the separation,
+ * centres up to 10 from the origin, unequal masses.  Every one within the
+ * tree's tolerance at theta 0.5 (median 1e-3, p99 1e-2). */
+static void tree_clusters_random(const code *c)
+{
+    nb_rng r;
+    nb_rng_seed(&r, 4242);
+    for (int it = 0; it < 12; it++) {
+        int nc = 2 + (int)(nb_rng_next(&r) % 4);
+        int64_t n = 0;
+        double sep = pow(10.0, -6.0 + 5.0 * nb_rng_uniform(&r));
+        double off = pow(10.0, -1.0 + 2.0 * nb_rng_uniform(&r));
+        nb_state s;
+        CU_ASSERT_EQUAL_FATAL(nb_state_alloc(&s, 6000), 0);
+        for (int cl = 0; cl < nc; cl++) {
+            int64_t k = cl == nc - 1 ? 6000 - n : 200 + (int64_t)(nb_rng_next(&r) % (6000 / nc));
+            double spread = nb_rng_uniform(&r) < 0.3 ? 0 : sep * pow(10.0, -4.0 + 3.0 * nb_rng_uniform(&r));
+            double q[3];
+            for (int a = 0; a < 3; a++)
+                q[a] = off * (2 * nb_rng_uniform(&r) - 1) + sep * (2 * nb_rng_uniform(&r) - 1);
+            for (int64_t i = 0; i < k; i++, n++) {
+                double b[3];
+                for (int a = 0; a < 3; a++) b[a] = q[a] + spread * (2 * nb_rng_uniform(&r) - 1);
+                s.x[n] = (float)b[0]; s.y[n] = (float)b[1]; s.z[n] = (float)b[2];
+                s.m[n] = 1.0f / 6000; s.vx[n] = s.vy[n] = s.vz[n] = 0;
+            }
+        }
+        nb_t_unequal_masses(&s, 100 + (uint64_t)it);
+        char what[96];
+        snprintf(what, sizeof what, "random clusters %d: %d clusters, %.2g apart, %.2g from 0", it,
+                 nc, sep, off);
+        check_case(what, &s, c, 0.5, NULL, NULL);
+        nb_state_free(&s);
+    }
 }
 
 /* Bodies exactly on the cell boundary planes of depths 1..3 (the octant rule
@@ -584,6 +688,8 @@ static void t_cpu_theta0(void) { tree_theta0(&CPU); }
 static void t_cpu_plummer65536(void) { tree_plummer65536(&CPU); }
 static void t_cpu_coincident(void) { tree_coincident(&CPU); }
 static void t_cpu_boundaries(void) { tree_boundaries(&CPU); }
+static void t_cpu_clusters(void) { tree_clusters(&CPU); }
+static void t_cpu_clusters_random(void) { tree_clusters_random(&CPU); }
 static void t_cpu_small_n(void) { tree_small_n(&CPU); }
 static void t_cpu_escapers(void) { tree_escapers(&CPU); }
 static void t_cpu_far_body(void) { tree_far_body(&CPU); }
@@ -593,6 +699,8 @@ static void t_gpu_theta0(void) { tree_theta0(&GPU); }
 static void t_gpu_plummer65536(void) { tree_plummer65536(&GPU); }
 static void t_gpu_coincident(void) { tree_coincident(&GPU); }
 static void t_gpu_boundaries(void) { tree_boundaries(&GPU); }
+static void t_gpu_clusters(void) { tree_clusters(&GPU); }
+static void t_gpu_clusters_random(void) { tree_clusters_random(&GPU); }
 static void t_gpu_small_n(void) { tree_small_n(&GPU); }
 static void t_gpu_escapers(void) { tree_escapers(&GPU); }
 static void t_gpu_far_body(void) { tree_far_body(&GPU); }
@@ -607,15 +715,12 @@ static void t_gpu_deep(void) { tree_deep(&GPU); }
  *    operations (bh_root, bh_child), where an FMA cannot change a result:
  *    the only products that are added are exact halvings.
  *  - Masses and counts: bit-identical.  Both sum the children in the order
- *    0..7 and a leaf list in index order, with float adds only.
- *  - Centres of mass: not bit-identical, though summed in the same order.
- *    nvcc contracts sx += m * x into one FMA (--fmad=true, its default);
- *    the host's C11 mode does not (gcc: -ffp-contract=off in ISO C), so
- *    each product is rounded once more on the CPU.  About an ulp per term,
- *    averaged (not amplified) up the levels: with the GPU's FMAs replayed
- *    on the host, 1.7e-7 at most for this Plummer sphere (under 2e-7 for
- *    the other models); the tolerance is 1e-5, and a wrong cell is off by
- *    about its half size.
+ *    0..7 and a leaf list in index order, in double.
+ *  - Centres of mass: the same sums, in double, of products of two floats,
+ *    which are exact in double: nvcc's FMA contraction (--fmad=true) cannot
+ *    change them, so the two codes are expected to agree to the bit.  The
+ *    tolerance, 1e-5, is what the check needs: a wrong cell is off by about
+ *    its half size.
  *  - Leaf lists: the same bodies in the same order. */
 #define COM_TOL 1e-5
 
@@ -811,6 +916,8 @@ void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_b
         { "cpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_cpu_plummer65536, 3 },
         { "cpu coincident bodies (2, 3, 1000 at one point)", t_cpu_coincident, 2 },
         { "cpu bodies on cell boundaries", t_cpu_boundaries, 1 },
+        { "cpu tight clusters 1e-3 and 1e-5 apart (p99 1e-3)", t_cpu_clusters, 2 },
+        { "cpu random cluster configurations (median 1e-3, p99 1e-2)", t_cpu_clusters_random, 1 },
         { "cpu N = 1, 2, 3, 33, 100003", t_cpu_small_n, 2 },
         { "cpu escapers", t_cpu_escapers, 1 },
         { "cpu far body (1e20 away): overflowed cells opened", t_cpu_far_body, 1 },
@@ -828,6 +935,8 @@ void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_b
         { "gpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_gpu_plummer65536, 3 },
         { "gpu coincident bodies (2, 3, 1000 at one point)", t_gpu_coincident, 2 },
         { "gpu bodies on cell boundaries", t_gpu_boundaries, 1 },
+        { "gpu tight clusters 1e-3 and 1e-5 apart (p99 1e-3)", t_gpu_clusters, 2 },
+        { "gpu random cluster configurations (median 1e-3, p99 1e-2)", t_gpu_clusters_random, 1 },
         { "gpu N = 1, 2, 3, 33, 100003", t_gpu_small_n, 2 },
         { "gpu escapers", t_gpu_escapers, 1 },
         { "gpu far body (1e20 away): overflowed cells opened", t_gpu_far_body, 1 },

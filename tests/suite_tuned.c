@@ -253,8 +253,9 @@ static void t_wide_racecheck(void) { wide_sanitize("racecheck", "700"); }
 
 static void t_bad_tune(void)
 {
+    /* "block=128x", "r=1e0" and "warp=0x1" were read as 128, 1 and 0 */
     static const char *const bad[] = { "r=3", "warp=2", "block=48", "slices", "speed=11", "newton=2",
-                                       "tiles=0" };
+                                       "tiles=0", "block=128x", "r=1e0", "warp=0x1", "=1" };
     static char sout[1 << 12], serr[1 << 12];
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };

@@ -47,6 +47,7 @@ int usleep(unsigned int usec);
 #include "nb_render.h"
 #include "nb_testutil.h"
 #include "nb_timer.h"
+#include "nb_turning.h"
 #include "nb_view.h"
 #ifdef NB_HAVE_GL
 #include "nb_egl.h"
@@ -54,74 +55,9 @@ int usleep(unsigned int usec);
 #endif
 
 #ifdef NB_HAVE_GL
-/* ---- the test step: rotation about z, a fixed tree ------------------------ */
+/* ---- the test step: rotation about z, a fixed tree (nb_turning.h) -------- */
 
-typedef struct fake {
-    nb_state s0;
-    int64_t  k;
-    float    cells[9 * 4];     /* cx, cy, cz, half: the root, then its 8 children */
-} fake;
-
-static int fk_init(void **ctx, const nb_state *s, const nb_options *o)
-{
-    (void)o;
-    fake *f = calloc(1, sizeof *f);
-    *ctx = f;
-    if (!f || nb_state_copy(&f->s0, s)) return nb_fail(NB_EXIT_RUNTIME, "out of memory");
-    f->cells[0] = f->cells[1] = f->cells[2] = 0.0f;
-    f->cells[3] = 1.0f;
-    for (int c = 0; c < 8; c++) {
-        float *p = f->cells + 4 * (c + 1);
-        p[0] = c & 1 ? 0.5f : -0.5f;
-        p[1] = c & 2 ? 0.5f : -0.5f;
-        p[2] = c & 4 ? 0.5f : -0.5f;
-        p[3] = 0.5f;
-    }
-    return 0;
-}
-static int fk_accel(void *ctx, float *ax, float *ay, float *az)
-{
-    fake *f = ctx;
-    for (int64_t i = 0; i < f->s0.n; i++) ax[i] = ay[i] = az[i] = 0.0f;
-    return 0;
-}
-static int fk_advance(void *ctx, int steps, nb_step_time *t)
-{
-    fake *f = ctx;
-    f->k += steps;
-    if (t) { t->force_ms = t->step_ms = 1.0; t->interactions = f->s0.n; }
-    return 0;
-}
-static int fk_download(void *ctx, nb_state *s)
-{
-    fake *f = ctx;
-    double a = 0.01 * f->k, c = cos(a), sn = sin(a);
-    for (int64_t i = 0; i < f->s0.n; i++) {
-        s->x[i] = (float)(c * f->s0.x[i] - sn * f->s0.y[i]);
-        s->y[i] = (float)(sn * f->s0.x[i] + c * f->s0.y[i]);
-        s->z[i] = f->s0.z[i];
-        s->m[i] = f->s0.m[i];
-        s->vx[i] = f->s0.vx[i]; s->vy[i] = f->s0.vy[i]; s->vz[i] = f->s0.vz[i];
-    }
-    return 0;
-}
-static int fk_cells(void *ctx, nb_cells *out)
-{
-    fake *f = ctx;
-    *out = (nb_cells){ 9, f->cells, f->cells + 1, f->cells + 2, f->cells + 3, 4, 0 };
-    return 0;
-}
-static void fk_destroy(void *ctx)
-{
-    fake *f = ctx;
-    if (f) nb_state_free(&f->s0);
-    free(f);
-}
-static const nb_step fake_step = {
-    .name = "viewtest", .idea = "bodies turning about z", .options = NB_OPT_RENDER_TREE,
-    .init = fk_init, .accel = fk_accel, .advance = fk_advance, .download = fk_download,
-    .cells = fk_cells, .destroy = fk_destroy,
-};
+static nb_step fake_step;
 
 typedef struct run { nb_sim sim; nb_state st; nb_options o; void *ctx; } run;
 
@@ -141,6 +77,7 @@ static void run_open(run *r, const char *ic, int64_t n, int steps)
     r->o.steps = steps;
     r->o.n = n;
     CU_ASSERT_EQUAL_FATAL(nb_ic_generate(ic, n, 7, &r->st), 0);
+    fake_step = nb_turning_step("viewtest", "bodies turning about z", NB_OPT_RENDER_TREE, 0.0);
     CU_ASSERT_EQUAL_FATAL(fake_step.init(&r->ctx, &r->st, &r->o), 0);
     r->sim = (nb_sim){ &fake_step, r->ctx, &r->st, &r->o, 0, 0, rn_advance, rn_check, r };
 }

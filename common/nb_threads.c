@@ -1,0 +1,31 @@
+/* nb_threads.c -- OpenMP threads started once, before the run (see
+ * nb_threads.h). */
+#include <omp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nb_error.h"
+#include "nb_threads.h"
+
+static void *idle(void *arg) { return arg; }
+
+int nb_threads_start(int threads, const char *hint)
+{
+    if (threads <= 1) return NB_OK;
+    pthread_t *t = malloc((size_t)threads * sizeof *t);
+    if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %d threads", threads);
+    int made = 0, err = 0;
+    while (made < threads - 1 && !(err = pthread_create(&t[made], NULL, idle, NULL))) made++;
+    for (int k = 0; k < made; k++) pthread_join(t[k], NULL);
+    free(t);
+    if (err)
+        return nb_fail(NB_EXIT_RUNTIME, "cannot start %d threads (%d could): %s (a limit on "
+                       "processes or on the stack size: ulimit -u, ulimit -s); %s", threads,
+                       made + 1, strerror(err), hint);
+    /* libgomp's pool, now: the run's parallel regions reuse it */
+    #pragma omp parallel num_threads(threads)
+    {
+        (void)0;
+    }
+    return NB_OK;
+}
