@@ -96,7 +96,7 @@ nb_tolerance nb_tolerance_for_n(int tree, double theta, int64_t n);
  * positions rounded to float relative to an origin; its sums no longer lose
  * digits (measured p99 3e-8 at N = 65536), but where a structure is much
  * smaller than its distance from the origin (the offset clusters after a
- * step: p99 1.3e-5) the rounding of the positions shows.  The precision
+ * step: p99 4e-6) the rounding of the positions shows.  The precision
  * suite grades mixed against the double references with bounds of its own. */
 #define NB_TOL_DOUBLE_MAX 1e-10
 nb_tolerance nb_tolerance_for_precision(int tree, double theta, int64_t n, int precision);

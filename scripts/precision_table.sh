@@ -157,7 +157,7 @@ awk -v stamp="$STAMP" "$NB_AWK_CSV"'
     END {
       print "# Precision: accuracy and rate of each code\n"
       print stamp "\n"
-      print "Errors: `--check` at the initial state (`-s 0`), per body |a - a_ref| / |a_ref| against the double"
+      print "Errors: `--check` at the initial state (`-s 0`), per body |a - a_ref| / max(|a_ref|, 0.01 P), P the size of the pulls (docs/conventions.md), against the double"
       print "direct sum on 1024 sampled bodies; rate: a separate `--bench` run, N² interactions per step over the"
       print "median force time.  \"p99 vs lesson\": the lesson kernel'"'"'s p99 over this code'"'"'s (the same case).\n"
       print "| case | N | code | median | p99 | max | G inter/s | p99 vs lesson | note |"
