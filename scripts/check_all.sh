@@ -12,7 +12,9 @@
 #     goes to tests/results/<runner>.build.log.  A runner that does not build
 #     is not run (a stale binary is removed): its tests all FAIL with
 #     "runner could not be built: see tests/results/<runner>.build.log".
-#  2. Run every runner that was built (one-hour limit each).  A runner that
+#  2. Run every runner that was built (one-hour limit each), its tests'
+#     scratch directories in a folder of its own (TMPDIR), removed when it
+#     ends, whatever way (a runner killed at its limit).  A runner that
 #     does not end normally (exit 0 or 1: killed by a signal, timed out)
 #     scores 0 whatever it wrote: "runner killed by SIGKILL".  The harness
 #     isolates each test, so this is never a student's test.
@@ -64,9 +66,17 @@ jobs=${NB_CHECK_JOBS:-1}
 # runners side by side share the cores: OpenMP threads that spin while they
 # wait would take them from each other
 [ "$jobs" -gt 1 ] && export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+# each runner's scratch directories (its tests', TMPDIR) in a folder of its
+# own, removed however the runner ended: one killed at its time limit left
+# whatever the student's code had written there
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/nb-check-all.XXXXXX") ||
+  { echo "check-all: cannot make a scratch directory in ${TMPDIR:-/tmp}" >&2; exit 2; }
+trap 'rm -rf "$scratch"' EXIT
 run_one() {   # runner -> its exit status in $res/$1.rc
   local rc=0 t0=$SECONDS
-  (cd "$top/tests" && NB_GRADE_NONCE=$nonce timeout "$tmo" "./run_$1") || rc=$?
+  mkdir -p "$scratch/$1"
+  (cd "$top/tests" && TMPDIR=$scratch/$1 NB_GRADE_NONCE=$nonce timeout "$tmo" "./run_$1") || rc=$?
+  rm -rf "$scratch/$1"
   echo "$rc" > "$res/$1.rc"
   echo "check-all: $1 ran for $((SECONDS - t0)) s"
 }
@@ -97,4 +107,5 @@ done
 # ---- 3. the grade ----
 # a step the build left out (NB_SKIPPED: step06 without NCCL) is said, not failed
 [ -n "${NB_SKIPPED:-}" ] && echo "check-all: skipped $NB_SKIPPED"
+rm -rf "$scratch"; trap - EXIT
 NB_GRADE_NONCE=$nonce exec bash "$top/scripts/grade_table.sh" "$res" "$top/tests/manifest.tsv"

@@ -8,8 +8,11 @@
 #  1. the kit as this instructor's tree makes it (scripts/student_kit.sh:
 #     blanks, no answers, no tuned build), built once and copied;
 #  2. the student's step sources laid over it: every file under step*/ of
-#     their repository but the Makefiles.  Nothing else of theirs is used:
-#     the tests, common/, the Makefiles, scripts/ and .ci/run are the kit's.
+#     their repository but the makefiles (Makefile, and GNUmakefile and
+#     makefile, which make would read first: commands run unboxed) and
+#     *.mk; each name taken whole (NUL-separated: a newline in a name never
+#     makes a second path).  Nothing else of theirs is used: the tests,
+#     common/, the makefiles, scripts/ and .ci/run are the kit's.
 #     Where theirs differ from the kit's (or they added files there), the
 #     student is flagged and the files listed -- a student who edits the
 #     grader is graded by the real one and named;
@@ -19,7 +22,11 @@
 #     (3600): a submission that does not build, crashes or hangs gets its
 #     row with the reason, and the next student is graded.  As root each
 #     check-all runs contained (scripts/contain.sh); only results that it
-#     graded to its closing line count.
+#     graded to its closing line count.  The box of the student's code
+#     (tests/nb_sandbox.h) hides this tree (the answers: its step sources,
+#     its built programs) and SUBMISSIONS (the other students' work):
+#     NB_SANDBOX_HIDE; as root, so does the whole check-all, the build of
+#     the student's code included (NB_CONTAIN_HIDE, scripts/contain.sh).
 #
 # OUT: one row per student, one column per graded step (its points,
 # "earned/possible"), the total (the student's score: the kit's own checks
@@ -53,6 +60,14 @@ logs=$subs/.grades
 mkdir -p "$logs"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nbody-class.XXXXXX") || exit 2
 [ "${CLASS_KEEP:-0}" = 1 ] && echo "grade-class: keeping $work" || trap 'rm -rf "$work"' EXIT
+# what the student's code must not see (a directory that holds the copies
+# being graded cannot be hidden from them)
+hide=()
+for d in "$top" "$subs"; do
+  case "$work/" in "$d"/*) echo "grade-class: $d holds $work (TMPDIR): it is not hidden from the students' code" >&2 ;;
+                   *) hide+=("$d") ;; esac
+done
+hide=$(IFS=:; echo "${hide[*]}")
 
 students=()
 for d in "$subs"/*/; do
@@ -74,7 +89,7 @@ steps=${STEPS:-$(cd "$work/kit" && ls -d step0*/ | tr -d / | tr '\n' ' ')}
 
 # the files a student must not change (the grader and its build)
 protected() {   # DIR: the protected files under it, relative
-  (cd "$1" && find tests common scripts .ci -type f 2>/dev/null; find . -maxdepth 2 \( -name Makefile -o -name '*.mk' \) -type f | sed 's|^\./||') |
+  (cd "$1" && find tests common scripts .ci -type f 2>/dev/null; find . -maxdepth 2 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) -type f | sed 's|^\./||') |
     grep -vE '(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^common/\.build-mode$|^tests/\.check-all\.lock$' | sort -u
 }
 
@@ -103,19 +118,23 @@ for s in "${students[@]}"; do
     printf '%s\n' "${changed[@]}" > "$log/changed.txt"
   fi
   # the student's step sources over the kit's
-  (cd "$src" && find step0* -type f ! -name Makefile ! -name '*.o' ! -name '*.a' ! -path '*/asan/*' \
-     ! -name nbody ! -name 'nbody_*' 2>/dev/null) | while read -r f; do
-    mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
-  done
+  (cd "$src" && find step0* -type f ! -name Makefile ! -name GNUmakefile ! -name makefile ! -name '*.mk' \
+     ! -name '*.o' ! -name '*.a' ! -path '*/asan/*' ! -name nbody ! -name 'nbody_*' -print0 2>/dev/null) |
+    while IFS= read -r -d '' f; do
+      mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
+    done
   rc=0
-  (cd "$dst" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
+  (cd "$dst" && NB_CONTAIN_HIDE=$hide nb_contained env NB_SANDBOX_HIDE="$hide" NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
      timeout "$all_tmo" $make --no-print-directory "${makevars[@]}" check-all STEPS="$steps") \
      > "$log/check-all.log" 2>&1 || rc=$?
   [ $rc = 124 ] && flags+=("timed out after $all_tmo s: graded as far as it got")
   res=$dst/tests/results
   # only results that check-all graded to its closing line count (the
   # results' checks are its own): one that was killed graded none
-  if [ $rc = 199 ]; then
+  if [ $rc = 198 ]; then
+    flags+=("no grade: the instructor's tree could not be hidden from the student's code (see .grades/$s/check-all.log)")
+    rm -f "$res"/*.tsv "$res"/summary.json
+  elif [ $rc = 199 ]; then
     flags+=("no grade: student code got out of the sandbox and killed a process of the grade (report it: the kit is at fault)")
     rm -f "$res"/*.tsv "$res"/summary.json
   elif [ $rc != 124 ] && ! grep -q '^check-all: [0-9]* passed' "$log/check-all.log"; then

@@ -3,8 +3,12 @@
 #
 # Five students, step01 graded (STEPS=step01_cpu, for time):
 #   alice  the kit with the solutions written: full marks, no flag;
-#   bob    the same, and an edit of the kit's tests/ (a test "fixed"): the
-#          same marks (the kit's tests grade him), flagged with the file;
+#   bob    the same, and an edit of the kit's tests/ (a test "fixed"), a
+#          step01_cpu/GNUmakefile and a top-level makefile (make reads
+#          either before the kit's Makefile), the latter brought in by a
+#          step file whose name holds a newline ("x\nmakefile"): the same
+#          marks (the kit's tests and makefiles grade him), flagged with
+#          the files, and neither makefile ever read;
 #   carol  a force loop that never ends: her row says why (time-outs),
 #          and the others are still graded;
 #   dave   a force loop that does not compile: 0, "could not be built";
@@ -13,7 +17,11 @@
 #          keeps it in (there it reaches nothing but itself and the box's
 #          init, which a signal from inside cannot kill), so the attack
 #          changes nothing: alice's marks, no flag, and the class -- this
-#          script with it -- is graded to the end.
+#          script with it -- is graded to the end; she also looks for the
+#          answers in the instructor's tree (this one, whose step sources
+#          and programs her code could read, run or build from) and finds
+#          it hidden -- as root, at build time too (her forces.c does not
+#          compile where the instructor's can be #included).
 # grades.csv must have the header and the five rows so.
 # Environment: CUNIT_PREFIX, ARCH passed on; KEEP_TMP=1 keeps the directory.
 # Exit 0 when every check passed, 1 otherwise.
@@ -29,6 +37,10 @@ mkdir -p "$subs"
 bash "$top/scripts/student_kit.sh" --keep-solutions "$subs/alice" > "$tmp/gen.log" 2>&1 || { cat "$tmp/gen.log"; exit 1; }
 cp -a "$subs/alice" "$subs/bob"
 echo "/* bob was here: every test passes now */" >> "$subs/bob/tests/suite_conformance.c"
+for m in step01_cpu/GNUmakefile makefile; do
+  printf 'include Makefile\n$(shell touch "%s/bob-%s-was-read")\n' "$tmp" "${m//\//-}" > "$subs/bob/$m"
+done
+printf 'x\n' > "$subs/bob/step01_cpu/x"$'\n'"makefile"
 cp -a "$subs/alice" "$subs/carol"
 sed -i 's|^\(void cpu_forces(.*\)$|\1|; /^{$/{n;s|^|    for (volatile int spin = 1; spin;) {}\n|}' "$subs/carol/step01_cpu/forces.c"
 cp -a "$subs/alice" "$subs/dave"
@@ -44,6 +56,20 @@ __attribute__((constructor)) static void eve(void)
     kill(-1, SIGKILL);
 }
 EOF
+cat >> "$subs/eve/step01_cpu/forces.c" <<EOF
+
+#include <stdio.h>
+__attribute__((constructor)) static void eve_looks(void)
+{
+    FILE *f = fopen("$top/step01_cpu/forces.c", "r");
+    printf("eve: %s\n", f ? "the instructor's answers are open to her" : "looked for the answers");
+    if (f) fclose(f);
+}
+EOF
+if [ "$(id -u)" = 0 ]; then   # as root the whole check-all is contained (scripts/contain.sh)
+  printf '#if __has_include("%s/step01_cpu/forces.c")\n#error "eve: the answers can be #included"\n#endif\n' \
+    "$top" >> "$subs/eve/step01_cpu/forces.c"
+fi
 grep -q "spin" "$subs/carol/step01_cpu/forces.c" && grep -q "does not compile" "$subs/dave/step01_cpu/forces.c" ||
   { echo "grade_class_test: the submissions could not be made"; exit 1; }
 rc=0
@@ -57,14 +83,19 @@ row() { grep "^$1," "$csv"; }
 full=$(row alice | cut -d, -f2)
 check "alice: full marks ($full), no flag" \
   bash -c '[ "${1%/*}" = "${1#*/}" ] && [ "${1#*/}" -gt 0 ] && [[ "$2" == *,\"\" ]]' _ "$full" "$(row alice)"
-check "bob: the same marks, flagged with tests/suite_conformance.c" \
-  bash -c '[ "$(echo "$1" | cut -d, -f2)" = "$2" ] && [[ "$1" == *"changed kit files: tests/suite_conformance.c"* ]]' _ "$(row bob)" "$full"
+check "bob: the same marks, flagged with tests/suite_conformance.c and his makefiles" \
+  bash -c '[ "$(echo "$1" | cut -d, -f2)" = "$2" ] && [[ "$1" == *"changed kit files: "*"tests/suite_conformance.c"* ]] &&
+           [[ "$1" == *"step01_cpu/GNUmakefile (added)"* ]] && [[ "$1" == *" makefile (added)"* ]]' _ "$(row bob)" "$full"
+check "bob: his makefiles never read (no commands of his ran unboxed)" \
+  bash -c '! ls "$1"/bob-*-was-read 2>/dev/null' _ "$tmp"
 check "carol: a row with the reason (a time-out), below full marks" \
   bash -c '[ -n "$1" ] && [ "$(echo "$1" | cut -d, -f2)" != "$2" ] && [[ "$1" == *"timed out"* ]]' _ "$(row carol)" "$full"
 check "dave: 0, could not be built" \
   bash -c '[[ "$(echo "$1" | cut -d, -f2)" == 0/* ]] && [[ "$1" == *"could not be built"* ]]' _ "$(row dave)"
 check "eve: kept in the box: alice's marks, no flag" \
   bash -c '[ "$(echo "$1" | cut -d, -f2)" = "$2" ] && [[ "$1" == *,\"\" ]]' _ "$(row eve)" "$full"
+check "eve: looked for the instructor's tree and found it hidden" \
+  bash -c 'grep -q "eve: looked for the answers" "$1" && ! grep -q "answers are open to her" "$1"' _ "$subs/.grades/eve/check-all.log"
 check "five rows" test "$(tail -n +2 "$csv" | wc -l)" = 5
 echo
 if [ $failed = 0 ]; then echo "grade_class_test: PASS ($checks checks)"; exit 0; fi

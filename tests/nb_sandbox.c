@@ -6,7 +6,8 @@
  *          writes its uid/gid maps; it forks the box's init and passes on
  *          its exit status;
  *   init   PID 1 of the new PID namespace: mounts (a fresh /proc, private
- *          /tmp and /dev/shm, the scratch directory, tests/results hidden,
+ *          /tmp and /dev/shm, the scratch directory, tests/results and
+ *          NB_SANDBOX_HIDE's directories hidden,
  *          everything else but /proc read-only), drops to the box's uid, forks the
  *          program, reaps every orphan, and exits with the program's status
  *          -- which makes the kernel kill whatever else is left in the box;
@@ -126,6 +127,22 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* An empty read-only mount over each directory of NB_SANDBOX_HIDE
+ * (':'-separated absolute paths; those not there are left alone). */
+static void hide_dirs(void)
+{
+    const char *list = getenv("NB_SANDBOX_HIDE");
+    char path[4096];
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ":");
+        snprintf(path, sizeof path, "%.*s", (int)(len < sizeof path ? len : sizeof path - 1), p);
+        p += len + (p[len] == ':');
+        if (path[0] != '/' || !is_dir(path)) continue;
+        if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") != 0)
+            fail_setup("hide a directory of NB_SANDBOX_HIDE");
+    }
+}
+
 /* The box's own network namespace has a loopback only, down: up (NCCL's
  * bootstrap of a run on several GPUs of this one process uses it). */
 static void loopback_up(void)
@@ -191,6 +208,7 @@ static void init_main(char *const argv[], const char *dir, pid_t outer)
         mount("tmpfs", NB_TOP_DIR "/tests/results", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
               "size=4k,mode=0555") != 0)
         fail_setup("hide tests/results");
+    hide_dirs();
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
         fail_setup("a /proc of the box");
     loopback_up();

@@ -11,7 +11,11 @@
  *    with the program, and the kernel kills the rest of the namespace);
  *  - a read-only view of every file system, but for a scratch directory
  *    (its working directory, TMPDIR and HOME), a private /tmp and a private
- *    /dev/shm; tests/results is hidden behind an empty read-only mount;
+ *    /dev/shm; tests/results is hidden behind an empty read-only mount,
+ *    and so is every directory of NB_SANDBOX_HIDE (':'-separated absolute
+ *    paths, from the grader's environment: `make grade-class` hides the
+ *    instructor's tree, whose sources and programs are the answers, and
+ *    the class's submissions);
  *  - the uid "nobody" when the grader runs as root (files the grader owns
  *    are then not the program's to open), else the grader's own uid;
  *  - only the descriptors it is handed: 0, 1, 2 and, for the worker, its
