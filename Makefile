@@ -3,7 +3,7 @@
 #   make run         build and run every step this machine can run (the main job)
 #   make check-all   build and run every CUnit runner; points table and total
 #   make setup       install every Debian package the documented targets need
-#   make bench | tables | plots | profile | report | sanitize | movie | student-kit
+#   make bench | tables | plots | drift | profile | report | sanitize | movie | student-kit
 #   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (fuzz/Makefile)
 #   make mutants [MUTANTS=cpu|gpu|all] [JOBS=N]  the mistakes in mutants/ must fail the tests
 #   make diff STEP=03   what step 03 changes relative to step 02 (docs/lessons.tsv)

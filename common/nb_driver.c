@@ -39,7 +39,7 @@
 
 #define NB_CSV_HEADER "step,n,steps,ic,seed,dt,eps,theta,block,threads,device,sms,clock_mhz," \
     "force_ms_med,force_ms_min,step_ms_med,step_ms_min,interactions,inter_per_s,gflops," \
-    "err_median,err_p99,err_max,device_bytes,tree_nodes,tree_depth"
+    "err_median,err_p99,err_max,device_bytes,tree_nodes,tree_depth,precision"
 
 /* Energy diagnostics (O(N^2) in double) are printed with --check up to this N. */
 #define NB_ENERGY_MAX_N 65536
@@ -213,6 +213,30 @@ static int frames_close(run_ctx *r, int rc)
     return wrc ? wrc : rc;                       /* (a frame not written stopped the run) */
 }
 
+/* --check of a --precision double or mixed run: the step's own double
+ * positions and accelerations (nb_step.state64, accel64) against the double
+ * reference, and the energy (e1, may be NULL) of those positions. */
+static int check64(run_ctx *r, const char *when, nb_errstats *err, double *e1)
+{
+    const nb_step *step = r->step;
+    int64_t n = r->st.n;
+    nb_state64 d;
+    int rc = nb_state64_from(&d, &r->st);
+    double *a = rc ? NULL : malloc((size_t)n * 3 * sizeof *a);
+    if (!rc && !a) rc = nb_fail(NB_EXIT_RUNTIME, "out of host memory for --check");
+    if (!rc) rc = step->state64(r->ctx, d.x, d.y, d.z, d.vx, d.vy, d.vz);
+    if (!rc) rc = step->accel64(r->ctx, a, a + n, a + 2 * n);
+    for (int64_t i = 0; !rc && i < 3 * n; i++)
+        if (!isfinite(a[i]))
+            rc = nb_fail(NB_EXIT_RUNTIME, "body %lld has a non-finite acceleration (a%c = %g) %s",
+                         (long long)(i % n), "xyz"[i / n], a[i], when);
+    if (!rc) rc = nb_accel_errors64(&d, r->o->eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, err);
+    if (!rc && e1) *e1 = nb_energy64(&d, r->o->eps, NULL, NULL);
+    free(a);
+    nb_state64_free(&d);
+    return rc;
+}
+
 static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, double energy[2])
 {
     const nb_step *step = r->step;
@@ -267,20 +291,22 @@ static int run(run_ctx *r, nb_bench *bench, nb_errstats *err, int *checked, doub
     if ((rc = watch(r, done))) return rc;
     if (o->check) {
         int64_t n = r->st.n;
-        float *a = malloc((size_t)n * 3 * sizeof *a);
-        if (!a) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for --check");
         char when[64];
         snprintf(when, sizeof when, "after step %lld (--check)", (long long)done);
-        rc = step->accel(r->ctx, a, a + n, a + 2 * n);
-        if (!rc) rc = nb_accel_finite(a, a + n, a + 2 * n, n, when);
-        if (!rc) rc = nb_accel_errors(&r->st, o->eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, err);
-        free(a);
-        if (rc) return rc;
-        *checked = 1;
-        if (want_energy) {
-            energy[0] = e0;
-            energy[1] = nb_energy(&r->st, o->eps, NULL, NULL);
+        if (o->precision != NB_PREC_SINGLE && step->state64 && step->accel64) {
+            if ((rc = check64(r, when, err, want_energy ? &energy[1] : NULL))) return rc;
+        } else {
+            float *a = malloc((size_t)n * 3 * sizeof *a);
+            if (!a) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for --check");
+            rc = step->accel(r->ctx, a, a + n, a + 2 * n);
+            if (!rc) rc = nb_accel_finite(a, a + n, a + 2 * n, n, when);
+            if (!rc) rc = nb_accel_errors(&r->st, o->eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, err);
+            free(a);
+            if (rc) return rc;
+            if (want_energy) energy[1] = nb_energy(&r->st, o->eps, NULL, NULL);
         }
+        *checked = 1;
+        if (want_energy) energy[0] = e0;
     }
     if (o->save && (rc = nb_state_write(o->save, &r->st))) return rc;
     return NB_OK;
@@ -350,6 +376,7 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
     const char *which = !step->cpu_variant ? "" : o.cpu ? " with --cpu" : " without --cpu";
     if (o.cpu && step->cpu_variant) step = step->cpu_variant;   /* from here on, one table */
+    if (o.precision != NB_PREC_SINGLE && step->precision_variant) step = step->precision_variant;
     if ((rc = nb_options_fit(&o, step->options, prog, which)) || (rc = nb_view_usable(&o))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         return rc;
@@ -402,7 +429,7 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         if (step->info) step->info(r.ctx, &info);
         else { nb_cpu_model(info.device, sizeof info.device); info.sms = o.threads; }
     }
-    nb_tolerance tol = nb_tolerance_for_n(step->tree, o.theta, o.n);
+    nb_tolerance tol = nb_tolerance_for_precision(step->tree, o.theta, o.n, o.precision);
     int pass = checked ? nb_within_tolerance(&err, &tol) : 1;
 
     if (!rc && o.csv) {
@@ -421,7 +448,8 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
             printf(",,,,,,,");
         if (checked) printf("%.3g,%.3g,%.3g,", err.median, err.p99, err.max);
         else printf(",,,");
-        printf("%.0f,%lld,%d\n", info.device_bytes, (long long)info.tree_nodes, info.tree_depth);
+        printf("%.0f,%lld,%d,%s\n", info.device_bytes, (long long)info.tree_nodes, info.tree_depth,
+               nb_precision_name(o.precision));
     } else if (!rc) {
         printf("%s: %s\n", step->name, step->idea);
         printf("  bodies %lld (", (long long)o.n);
@@ -430,6 +458,7 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
         if (o.bench && o.warmup > 0) printf(" (+%d warm-up)", o.warmup);
         printf(" of dt %g, eps %g", o.dt, o.eps);
         if (step->options & NB_OPT_THETA) printf(", theta %g", o.theta);
+        if (step->options & NB_OPT_PRECISION) printf(", precision %s", nb_precision_name(o.precision));
         putchar('\n');
         if (info.clock_mhz || info.block)
             printf("  device %s (%d SMs, %d MHz), block %d, %.1f MiB on the device (%.0f B/body)\n",

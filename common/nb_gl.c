@@ -788,6 +788,8 @@ int nb_gl_fetch(nb_gl *g, nb_gl_feed *fd, const nb_step *step, void *ctx, nb_sta
         if (!step->bodies)
             snprintf(fd->why, sizeof fd->why, "%s", step->probe ? "the step exposes no device bodies"
                                                                 : "a CPU step");
+        else if (device && !b.x)            /* e.g. --precision double: no float copy on the device */
+            snprintf(fd->why, sizeof fd->why, "the step keeps no float copy of its bodies on the device");
         else if (no && *no)
             snprintf(fd->why, sizeof fd->why, "NB_GL_NO_INTEROP is set");
         else if (!nb_glcuda_open)

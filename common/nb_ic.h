@@ -23,15 +23,19 @@ double   nb_rng_uniform(nb_rng *r);          /* [0, 1), 53 random bits */
  *            Henon & Wielen (1974) sampling, centre of mass at rest at 0;
  *  cube      uniform in [-1, 1]^3, at rest, equal masses;
  *  disk      thin disk on circular orbits around a central body of mass 1/2;
- *  collision two disks on an approaching orbit (nb_ic_collision.c).
+ *  collision two disks on an approaching orbit (nb_ic_collision.c);
+ *  clusters  three tight Plummer spheres (scale 1e-7) 1e-5 apart near
+ *            x = 0.3, at rest: the precision lesson's offset case.
  * nb_ic_generate allocates and fills s; NB_EXIT_USAGE for an unknown name. */
 int nb_ic_generate(const char *name, int64_t n, uint64_t seed, nb_state *s);
-int nb_ic_is_model(const char *name);
 /* One of the one-galaxy models plummer, cube, disk (nb_ic.c). */
 int nb_ic_single(const char *name, int64_t n, uint64_t seed, nb_state *s);
 /* The two-galaxy collision model (common/nb_ic_collision.c). */
-int nb_ic_collision(int64_t n, uint64_t seed, nb_state *s);        /* 1 if name is a generated model */
-const char *nb_ic_model_names(void);         /* "plummer, cube, disk, collision" */
+int nb_ic_collision(int64_t n, uint64_t seed, nb_state *s);
+/* The offset clusters (nb_ic.c). */
+int nb_ic_clusters(int64_t n, uint64_t seed, nb_state *s);
+int nb_ic_is_model(const char *name);        /* 1 if name is a generated model */
+const char *nb_ic_model_names(void);         /* "plummer, cube, disk, collision, clusters" */
 
 /* --ic: a model name, or a state file / TIPSY file; allocates s.
  * For files, n comes from the file (and must match -n if -n was given

@@ -2,6 +2,7 @@
  *
  * The name dispatch of the initial conditions: the one-galaxy models
  * (nb_ic.c), the collision model (nb_ic_collision.c, built from two disks),
+ * the offset clusters (nb_ic.c),
  * or a state file / TIPSY file (nb_io.c, nb_tipsy.c).  Kept apart from the
  * generators so that nb_ic.c and nb_ic_collision.c do not call each other. */
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "nb_ic.h"
 #include "nb_io.h"
 
-static const char *models[] = { "plummer", "cube", "disk", "collision" };
+static const char *models[] = { "plummer", "cube", "disk", "collision", "clusters" };
 
 int nb_ic_is_model(const char *name)
 {
@@ -18,7 +19,7 @@ int nb_ic_is_model(const char *name)
     return 0;
 }
 
-const char *nb_ic_model_names(void) { return "plummer, cube, disk, collision"; }
+const char *nb_ic_model_names(void) { return "plummer, cube, disk, collision, clusters"; }
 
 int nb_ic_generate(const char *name, int64_t n, uint64_t seed, nb_state *s)
 {
@@ -26,6 +27,7 @@ int nb_ic_generate(const char *name, int64_t n, uint64_t seed, nb_state *s)
         return nb_fail(NB_EXIT_USAGE, "--ic: unknown model '%s' (models: %s; or a file)",
                        name, nb_ic_model_names());
     if (!strcmp(name, "collision")) return nb_ic_collision(n, seed, s);
+    if (!strcmp(name, "clusters")) return nb_ic_clusters(n, seed, s);
     return nb_ic_single(name, n, seed, s);
 }
 

@@ -78,7 +78,7 @@ int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out)
 
 /* ---- the table ------------------------------------------------------------ */
 
-typedef enum { K_FLAG, K_INT, K_I64, K_U64, K_REAL, K_STR, K_HELP, K_VERSION } opt_kind;
+typedef enum { K_FLAG, K_INT, K_I64, K_U64, K_REAL, K_STR, K_CHOICE, K_HELP, K_VERSION } opt_kind;
 
 #define NO_FIELD ((size_t)-1)
 #define F(field) offsetof(nb_options, field)
@@ -94,10 +94,19 @@ typedef struct opt_row {
     int         lo_open;    /* K_REAL: lo itself is refused */
     int         multiple;   /* K_INT: the value must be a multiple of this; 0: any */
     double      float_min;  /* K_REAL: a non-zero value below this is refused (see below) */
+    const char *const *choices;   /* K_CHOICE: the accepted words, NULL-terminated; the int field
+                                   * gets the index of the one given */
     union { long long i; unsigned long long u; double r; const char *s; } def;
     const char *def_text;   /* --help's default where the value alone does not say it */
     const char *meta, *help;
 } opt_row;
+
+static const char *const precisions[] = { "single", "double", "mixed", NULL };
+
+const char *nb_precision_name(int precision)
+{
+    return precision >= 0 && precision <= NB_PREC_MIXED ? precisions[precision] : "?";
+}
 
 /* The smallest |value| accepted where a float is computed from it: FLT_MIN,
  * the smallest normal float (the GPU code flushes denormals to 0).  --eps is
@@ -116,7 +125,7 @@ static const opt_row nb_opts[] = {
       .float_min = NB_EPS_MIN, .def.r = 0.01, .meta = "EPS",
       .help = "Plummer softening length, in (0, 10]" },
     { .name = "ic", .kind = K_STR, .field = F(ic), .def.s = "plummer", .meta = "NAME|FILE",
-      .help = "initial conditions: plummer, cube, disk, collision, a state file, or tipsy:FILE" },
+      .help = "initial conditions: plummer, cube, disk, collision, clusters, a state file, or tipsy:FILE" },
     { .name = "seed", .kind = K_U64, .field = F(seed), .def.u = 1, .meta = "S",
       .help = "RNG seed, integer in [0, 2^64-1]" },
     { .name = "check", .kind = K_FLAG, .field = F(check),
@@ -145,6 +154,10 @@ static const opt_row nb_opts[] = {
       .owner = "step06_multigpu", .lo = 1, .hi = 1024, .def.i = 0,
       .def_text = "every visible GPU", .meta = "P",
       .help = "GPUs to split the bodies over, in [1, 1024] (at most the GPUs present)" },
+    { .name = "precision", .kind = K_CHOICE, .field = F(precision), .steps = NB_OPT_PRECISION,
+      .owner = "step01_cpu and step04_shared/nbody_tuned", .choices = precisions, .def.i = NB_PREC_SINGLE,
+      .meta = "P", .help = "arithmetic: single (float), double, or mixed (float interactions, compensated "
+      "sums, the state in double)" },
     { .name = "cpu", .kind = K_FLAG, .field = F(cpu), .steps = NB_OPT_CPU,
       .owner = "step05_barneshut", .help = "run the CPU tree code instead of the GPU one" },
     { .name = "render", .kind = K_STR, .field = F(render_dir), .meta = "DIR",
@@ -186,6 +199,7 @@ void nb_options_default(nb_options *o)
         case K_U64:  *(uint64_t *)p = d->def.u; break;
         case K_REAL: *(double *)p = d->def.r; break;
         case K_STR:  *(const char **)p = d->def.s; break;
+        case K_CHOICE: *(int *)p = (int)d->def.i; break;
         case K_HELP: case K_VERSION: break;
         }
     }
@@ -201,6 +215,7 @@ static void default_text(const opt_row *d, char *buf, size_t len)
     case K_U64: snprintf(buf, len, "%llu", d->def.u); break;
     case K_REAL: snprintf(buf, len, "%g", d->def.r); break;
     case K_STR: snprintf(buf, len, "%s", d->def.s ? d->def.s : "none"); break;
+    case K_CHOICE: snprintf(buf, len, "%s", d->choices[d->def.i]); break;
     case K_HELP: case K_VERSION: break;
     }
 }
@@ -271,6 +286,18 @@ static int set_value(const opt_row *d, const char *name, const char *val, nb_opt
         if (!*val) return nb_fail(NB_EXIT_USAGE, "%s: expected a %s, got an empty string", name, d->meta);
         *(const char **)p = val;
         return 0;
+    case K_CHOICE: {
+        char words[128] = "";
+        for (int k = 0; d->choices[k]; k++) {
+            if (!strcmp(val, d->choices[k])) {
+                *(int *)p = k;
+                return 0;
+            }
+            snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", k ? ", " : "",
+                     d->choices[k]);
+        }
+        return nb_fail(NB_EXIT_USAGE, "%s: expected one of %s, got '%.60s'", name, words, val);
+    }
     case K_FLAG:
         *(int *)p = 1;
         return 0;

@@ -26,8 +26,19 @@ enum {
     NB_OPT_THETA       = 1u << 2,  /* --theta T: opening angle of the tree code */
     NB_OPT_CPU         = 1u << 3,  /* --cpu: the step's CPU code instead of its GPU code */
     NB_OPT_RENDER_TREE = 1u << 4,  /* --render-tree: octree cells over the frames */
-    NB_OPT_GPUS        = 1u << 5   /* --gpus P: GPUs to split the bodies over (step06) */
+    NB_OPT_GPUS        = 1u << 5,  /* --gpus P: GPUs to split the bodies over (step06) */
+    NB_OPT_PRECISION   = 1u << 6   /* --precision: step01 and step04's tuned build */
 };
+
+/* --precision (handouts/08_precision.md): what a step computes in.  single:
+ * float everywhere (every step); double: positions, velocities, every
+ * interaction and every sum in double; mixed: the state in double, the
+ * interactions in float from positions relative to an origin, each with a
+ * Newton step on its 1/r^3, summed in short float chunks whose totals are
+ * added with compensation (two floats). */
+enum { NB_PREC_SINGLE = 0, NB_PREC_DOUBLE = 1, NB_PREC_MIXED = 2 };
+/* "single", "double", "mixed" ("?" for anything else) */
+const char *nb_precision_name(int precision);
 
 #define NB_MAX_N      2147483647LL   /* bodies are indexed with int32 on the GPU */
 #define NB_MAX_STEPS  1000000000
@@ -55,6 +66,7 @@ typedef struct nb_options {
     int         render_tree;  /* --render-tree */
     int         render_size;  /* --render-size P */
     int         gpus;         /* --gpus P; 0: every visible GPU */
+    int         precision;    /* --precision: NB_PREC_SINGLE, NB_PREC_DOUBLE or NB_PREC_MIXED */
     int         view;         /* --view: the live window */
     const char *view_size;    /* --view-size WxH */
     int         view_w, view_h;   /* parsed from view_size */

@@ -97,9 +97,23 @@ typedef struct nb_step {
     double host_bytes_per_body;
     double device_bytes_per_body;
     /* GPU steps: where the current bodies are on the device (the view
-     * draws them without a host copy); may be NULL: the view then draws
-     * what download() gives. */
+     * draws them without a host copy); may be NULL, or leave out->x NULL
+     * (a run with no float copy of its bodies there, --precision double):
+     * the view then draws what download() gives. */
     int  (*bodies)(void *ctx, nb_bodies *out);
+    /* --precision double and mixed (steps with NB_OPT_PRECISION,
+     * handouts/08_precision.md): what the step holds, unrounded, n doubles
+     * per array -- the positions and velocities (state64) and the
+     * accelerations of the current positions (accel64, which does not
+     * change the state).  --check and the grader compare these with the
+     * double reference; download() and accel() still round to float.  NULL:
+     * the table holds float only. */
+    int  (*state64)(void *ctx, double *x, double *y, double *z, double *vx, double *vy, double *vz);
+    int  (*accel64)(void *ctx, double *ax, double *ay, double *az);
+    /* --precision double or mixed runs this table instead (step01: its
+     * double and mixed code, step01_cpu/wide.c), as --cpu runs cpu_variant;
+     * NULL: the table computes every precision it accepts itself. */
+    const struct nb_step *precision_variant;
 } nb_step;
 
 /* Defaults for a step that leaves the fields 0: generous, so that a step

@@ -88,6 +88,39 @@ nb_tolerance nb_tolerance_for(int tree, double theta);
  * as good as the approximation it is the reference for. */
 #define NB_TOL_ALLPAIRS_MAX_N 65536
 nb_tolerance nb_tolerance_for_n(int tree, double theta, int64_t n);
+/* The same for a --precision (NB_PREC_*, nb_options.h; the tree code is
+ * single only).  double: max <= 1e-10 at every N -- double sums of up to
+ * 2^22 terms lose at most ~1e-12 where pulls cancel (measured ~1e-15
+ * typical), while one float operation anywhere in the path costs ~1e-8 or
+ * more.  mixed: the bounds of single -- its interactions are float, at
+ * positions rounded to float relative to an origin; its sums no longer lose
+ * digits (measured p99 3e-8 at N = 65536), but where a structure is much
+ * smaller than its distance from the origin (the offset clusters after a
+ * step: p99 4e-6) the rounding of the positions shows.  The precision
+ * suite grades mixed against the double references with bounds of its own. */
+#define NB_TOL_DOUBLE_MAX 1e-10
+nb_tolerance nb_tolerance_for_precision(int tree, double theta, int64_t n, int precision);
+
+/* A state as a --precision double or mixed step holds it (nb_step.state64):
+ * positions and velocities in double, the masses of a float state (not
+ * owned).  The *64 functions below are the references above on it (errors
+ * by nb_rel_error(), with the pulls of the double positions). */
+typedef struct nb_state64 {
+    int64_t n;
+    const float *m;
+    double *x, *y, *z, *vx, *vy, *vz;
+} nb_state64;
+/* Arrays for s->n bodies with s's masses, filled with s's values (exact:
+ * every float is a double); NB_EXIT_RUNTIME on failure. */
+int  nb_state64_from(nb_state64 *d, const nb_state *s);
+void nb_state64_free(nb_state64 *d);
+void nb_ref_accel64(const nb_state64 *s, double eps, const int64_t *idx, int64_t count,
+                    double *ax, double *ay, double *az);
+int  nb_accel_errors64(const nb_state64 *s, double eps, const double *ax, const double *ay,
+                       const double *az, int64_t max_samples, nb_errstats *out);
+double nb_energy64(const nb_state64 *s, double eps, double *kin, double *pot);
+/* Double leapfrog KDK on s itself, no rounding to float. */
+int  nb_ref_leapfrog64(nb_state64 *s, double eps, double dt, int steps);
 
 /* E = K + W in double (O(N^2), OpenMP); kin/pot may be NULL. */
 double nb_energy(const nb_state *s, double eps, double *kin, double *pot);

@@ -6,6 +6,7 @@
 # In README.md, docs/*.md and handouts/*.md:
 #  - a number right after a marker <!--count:KEY--> is the value of KEY:
 #      points:RUNNER   the student's points of a runner (tests/manifest.tsv)
+#      points:RUNNER/SUITE   the points of one of its suites
 #      kit:RUNNER      the points of its kit checks (its cli suite; common: all)
 #      tests:RUNNER    its tests, the student's and the kit's
 #      points:total, kit:total, tests:total   the same over every runner
@@ -31,9 +32,10 @@ check=0
 manifest=tests/manifest.tsv
 values=$(mktemp)
 trap 'rm -f "$values" "$values".*' EXIT
-awk -F'\t' '!/^#/ { r = $1; t[r]++; T++; runs[r] = 1
+awk -F'\t' '!/^#/ { r = $1; t[r]++; T++; runs[r] = 1; su[r "/" $2] += $4
                      if ($5 == "kit") { k[r] += $4; K += $4 } else { p[r] += $4; P += $4 } }
   END { for (r in runs) printf "points:%s\t%d\nkit:%s\t%d\ntests:%s\t%d\n", r, p[r], r, k[r], r, t[r]
+        for (x in su) printf "points:%s\t%d\n", x, su[x]
         printf "points:total\t%d\nkit:total\t%d\ntests:total\t%d\n", P, K, T
         n = 0; for (r in runs) n++; printf "runners\t%d\n", n }' "$manifest" > "$values"
 kind_count() { grep -l "^# kind: $1" mutants/*.patch 2>/dev/null | wc -l; }
@@ -95,7 +97,7 @@ for f in README.md docs/*.md handouts/*.md; do
         if (check) bad(sprintf("make diff STEP=%s is quoted as %s lines, it prints %s", nn, num, v["diff:" nn]))
         else $0 = substr($0, 1, RSTART - 1) "`make diff STEP=" nn "` prints " v["diff:" nn] " lines" substr($0, RSTART + RLENGTH) } }
     { line = $0; out = ""
-      while (match(line, /<!--count:[a-z0-9_:]+-->[0-9]*/)) {
+      while (match(line, /<!--count:[a-z0-9_:\/ ()]+-->[0-9]*/)) {
         tok = substr(line, RSTART, RLENGTH); key = tok; sub(/^<!--count:/, "", key); sub(/-->.*/, "", key)
         num = tok; sub(/^.*-->/, "", num)
         if (!(key in v)) bad("unknown count " key)

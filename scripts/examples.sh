@@ -10,6 +10,8 @@
 #   check-all.txt, summary.json     make check-all (its grade; summary.json whole)
 #   step01_bad_option.txt           step01_cpu/nbody --theta 0.5
 #   step02_no_gpu.txt               step02_naive/nbody -n 4096 (on a machine without a GPU)
+#   step01_precision_n4096.txt      step01 --precision single, double, mixed: -n 4096 -s 3 --check --bench
+#   step01_clusters_s1.txt          the offset clusters after one step, single and mixed
 # The timing examples (step01_n4096.txt, ...) are measurements, captured by hand
 # with the commands in handouts/results/examples/README.md.
 set -uo pipefail
@@ -35,6 +37,10 @@ capture() {
 make --no-print-directory all > /dev/null
 capture step01_check.txt "grep -v '^make\|^  built'" make --no-print-directory -C step01_cpu check
 capture step01_bad_option.txt cat step01_cpu/nbody --theta 0.5
+capture step01_precision_n4096.txt cat \
+  'for p in single double mixed; do step01_cpu/nbody -n 4096 -s 3 --check --bench --precision $p; done'
+capture step01_clusters_s1.txt cat \
+  'for p in single mixed; do step01_cpu/nbody -n 3000 --ic clusters -s 1 --check --precision $p; done' 
 [ -z "$gpu" ] && capture step02_no_gpu.txt cat step02_naive/nbody -n 4096
 capture check-all.txt "sed -n '/^== grade ==/,\$p'" make --no-print-directory check-all
 cp tests/results/summary.json "$ex/summary.json" && echo "examples: summary.json"

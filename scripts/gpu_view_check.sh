@@ -19,7 +19,9 @@
 # 3. interop vs upload: --render frames of steps 02, 03, 04, 04 tuned and
 #    05 (bodies and tree) drawn through CUDA-GL interop and through the
 #    host (NB_GL_NO_INTEROP=1) must be the same files, and the reports must
-#    say which path drew them.
+#    say which path drew them; the tuned build in --precision double and
+#    mixed (no float bodies on the device) draws through the host, --render
+#    and the headless view, and says why.
 # 4. compute-sanitizer memcheck on the interop path (frames with the tree,
 #    and the headless view), 0 errors.
 # 5. the benchmarks, N = 1,048,576 Plummer, step05, theta 0.5:
@@ -102,6 +104,33 @@ check_same step02_naive/nbody
 check_same step03_float4/nbody
 check_same step04_shared/nbody
 check_same step04_shared/nbody_tuned
+# --precision double and mixed: the tuned build holds no float copy of its
+# bodies on the device, so the view draws what download() gives -- the same
+# frames as the host path, the report saying why, and the headless view too
+check_wide() {   # precision
+  local P=step04_shared/nbody_tuned why='keeps no float copy of its bodies on the device'
+  rm -rf "$tmp/a" "$tmp/b"
+  "$P" -n 30011 --ic collision -s 4 --precision "$1" --render "$tmp/a" --render-every 2 > "$tmp/a.txt" 2>&1
+  local ra=$?
+  NB_GL_NO_INTEROP=1 "$P" -n 30011 --ic collision -s 4 --precision "$1" --render "$tmp/b" --render-every 2 \
+    > "$tmp/b.txt" 2>&1
+  local rb=$?
+  (cd "$tmp" && NB_VIEW_HEADLESS=256x256 NB_VIEW_EVENTS=". . q" "$top/$P" -n 4096 -s 100 --precision "$1" \
+    --view > wide_view.txt 2>&1)
+  local rv=$?
+  local ia; ia=$(grep -c "uploaded from the host (the step $why)" "$tmp/a.txt")
+  local iv; iv=$(grep -c "uploaded from the host (the step $why)" "$tmp/wide_view.txt")
+  local same=1 k
+  for k in 0 1 2; do cmp -s "$tmp/a/frame_00000$k.png" "$tmp/b/frame_00000$k.png" || same=0; done
+  if [ $ra = 0 ] && [ $rb = 0 ] && [ $rv = 0 ] && [ "$ia" = 1 ] && [ "$iv" = 1 ] && [ $same = 1 ]; then
+    say "PASS $P --precision $1: 3 frames and the view, downloaded (no float copy on the device)"
+  else
+    say "FAIL $P --precision $1: exit $ra/$rb/$rv (render, host, view), reports $ia/$iv, same frames $same"
+    grep -E 'frames:|bodies|error' "$tmp/a.txt" "$tmp/wide_view.txt" | tee -a "$log"; fail=1
+  fi
+}
+check_wide double
+check_wide mixed
 check_same step05_barneshut/nbody --render-tree
 # the sprites summed in one channel (the density mode) = in RGBA32F, as before, byte for byte
 for prog in step02_naive/nbody step05_barneshut/nbody; do

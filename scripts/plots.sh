@@ -5,6 +5,8 @@
 #   handouts/results/<slug>/time_vs_n.{png,svg}   ms per step vs N, all steps (log-log)
 #   handouts/results/<slug>/speedup.{png,svg}     T(CPU, 1 thread) / T(step) vs N
 #   handouts/results/<slug>/rate.{png,svg}        G interactions/s of the GPU all-pairs kernels
+#   handouts/results/<slug>/precision.{png,svg}   p99 error and rate of each precision against N
+#                                                 (from table5_precision.csv, when there is one)
 #
 # Variables: SLUG (which results folder; default: this machine's GPU, as in
 # `make tables`), RESULTS_DIR (the folder itself), GNUPLOT (the program).
@@ -109,6 +111,18 @@ for f in $figs; do for e in png svg; do
     nb_provenance "$OUT" "$f.$e" "make plots${SLUG:+ SLUG=$SLUG} (from the tables' CSVs)" "as the tables: ${TSPREAD:-unknown}" \
         "${TGPU:-${GPU:-none}}" "${TDRIVER:-unknown}"
 done; done
+# The precision table (scripts/precision_table.sh), when there is one:
+# precision.{png,svg}, p99 error and rate of each code against N.
+T5="$OUT/table5_precision.csv"
+if [ -r "$T5" ] && awk -F, 'NR > 1 && $7 != "" { ok = 1 } END { exit !ok }' "$T5"; then
+    codes=$(awk -F, 'NR > 1 && $7 != "" && !s[$4]++ { printf "%s ", $4 }' "$T5")
+    for fmt in png svg; do
+        "$GNUPLOT" -e "t5='$(esc "$T5")'; out='$(esc "$OUT/precision.$fmt")'; fmt='$fmt'; codes='$codes'; sub='$(esc "${GPU:-no GPU}")'" \
+            "$NB_TOP/scripts/precision.gp" 2>"$NB_TMP/gp.err" || { cat "$NB_TMP/gp.err" >&2; echo "plots: gnuplot failed on the precision figure" >&2; exit 3; }
+        nb_provenance "$OUT" "precision.$fmt" "make plots${SLUG:+ SLUG=$SLUG} (from table5_precision.csv)" "as the table: one run per cell" "${GPU:-none}"
+    done
+    echo "plots: wrote $OUT/precision.{png,svg}" >&2
+fi
 if [ "$HASGPU" = 1 ]; then
     echo "plots: wrote $OUT/{time_vs_n,speedup,rate}.{png,svg}" >&2
 else

@@ -6,7 +6,7 @@
 # working tree) to DEST (default: dist/ at the top of the tree) -- except
 # what would give the answers away: mutants/ (the instructor's catalog of
 # wrong solutions, whose patches quote the solutions) and step04's tuned
-# build (tuned.cu, its program, its runner and worker, its tuning tool: a
+# build (tuned.cu and its kernels, its program, its runner and worker, its tuning tool: a
 # solution of step 04 too; the kit builds and grades without it) -- and, in
 # C/CUDA sources (*.c *.h *.cu *.cuh), replaces each marked solution region
 # by its TODO comment and its blank; in the handouts (*.md) each worked
@@ -64,7 +64,8 @@ n_files=0; n_regions=0; marked=()
 cd "$top"
 while IFS= read -r -d '' f; do
   case "$f" in
-    mutants/*|step04_shared/tuned.cu|step04_shared/main_tuned.c|tests/*step04_tuned*|tests/suite_tuned.c|\
+    mutants/*|step04_shared/tuned.cu|step04_shared/tuned_kernels.cuh|step04_shared/main_tuned.c|\
+    tests/*step04_tuned*|tests/suite_tuned.c|\
     tests/tune_step04.c) continue ;;
   esac
   if [ ! -e "$f" ] && [ ! -L "$f" ]; then
@@ -102,7 +103,7 @@ done < <(git ls-files -z)
 # The kit's own documents about what it lacks: the lesson map without the
 # files left out, a link to one of them plain text, and the counts the
 # documents quote (make diff's lines among them) counted again in the kit.
-left_out='step04_shared/tuned\.cu|step04_shared/main_tuned\.c'
+left_out='step04_shared/tuned\.cu|step04_shared/tuned_kernels\.cuh|step04_shared/main_tuned\.c'
 if [ -f "$dest/docs/lessons.tsv" ]; then
   awk -F'\t' '!($1 == "04" && ($2 == "tuned.cu" || $2 == "main_tuned.c"))' "$dest/docs/lessons.tsv" \
     > "$dest/docs/lessons.tsv.tmp" && mv "$dest/docs/lessons.tsv.tmp" "$dest/docs/lessons.tsv"

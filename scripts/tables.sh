@@ -10,6 +10,9 @@
 #                                     and all cores) vs tree GPU, plus
 #                                     all-pairs GPU (the crossover)
 #   measurements.csv                  every run: status, command, full CSV line
+#   table5_precision.{md,csv}, table5_energy.{md,csv}   the precision lesson's
+#                                     table, by scripts/precision_table.sh
+#                                     (PRECISION_TABLE=0 leaves it out)
 #
 # Protocol (docs/conventions.md, Timing): each configuration is REPEATS runs
 # (default 3, back to back) of a step with --bench --warmup 1 (one untimed
@@ -508,4 +511,10 @@ nb_provenance "$OUT" measurements.csv "$REGEN" "$SPREAD" "$GPU_NAME"
 echo >&2
 echo "tables: wrote $OUT/{table1_cpu_vs_gpu,table2_float3_float4_shared,table3_barnes_hut}.{md,csv}, measurements.csv and provenance.tsv in $(nb_hms "$T_TOTAL"); $SPREAD" >&2
 [ -z "$NOGPU_REASON" ] || echo "tables: the GPU columns are empty: no usable GPU ($NOGPU_REASON)" >&2
+# the precision lesson's table (table5), in the same folder; PRECISION_TABLE=0 leaves it out
+if [ "${PRECISION_TABLE:-1}" != 0 ]; then
+    if ! QUICK=$QUICK RESULTS_DIR=$OUT THREADS=$THREADS bash "$NB_TOP/scripts/precision_table.sh"; then
+        echo "tables: the precision table (scripts/precision_table.sh) was not written: see above" >&2
+    fi
+fi
 exit 0

@@ -4,6 +4,7 @@
 #   make bench                 every step that can run here at a few N: one Markdown table
 #   make tables [QUICK=1]      the course reports' three tables -> handouts/results/<slug>/
 #   make plots  [SLUG=h100]    figures from those CSVs (gnuplot)   -> handouts/results/<slug>/
+#   make drift                 the last-bit drift of one run over its rounding variants (scripts/drift.sh)
 #   make profile [PROFILE_N=]  ncu on the force kernels -> handouts/results/<slug>/profile.md
 #   make report [SLUG=...]     one self-contained HTML page -> report/index.html
 #   make report-check          that page in headless Chromium: renders, images load, no broken link
@@ -14,14 +15,14 @@
 # 3 nothing could be measured; 77 (profile only) no usable GPU.
 
 NB_SCRIPTS := $(dir $(lastword $(MAKEFILE_LIST)))
-NB_SCRIPT_VARS := QUICK REPEATS SLUG RESULTS_DIR REPORT REPORT_FRAMES REPORT_RUN REPORT_SCREENSHOT NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
+NB_SCRIPT_VARS := QUICK REPEATS SLUG PRECISION_TABLE CPU_MAX_N DRIFT_N DRIFT_DT DRIFT_EPS DRIFT_STEPS DRIFT_EVERY RESULTS_DIR REPORT REPORT_FRAMES REPORT_RUN REPORT_SCREENSHOT NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
                   TABLES_BUDGET_S CPU_BUDGET_S CPU_TARGET_S CPU_MAX_STEPS \
                   GPU_TARGET_S GPU_MIN_STEPS GPU_MAX_STEPS STD_STEPS \
                   BENCH_GPU_N BENCH_CPU_N BENCH_TARGET_S
 # Pass only the variables that are set, so the scripts' defaults apply otherwise.
 NB_SCRIPT_ENV = $(foreach v,$(NB_SCRIPT_VARS),$(if $(value $(v)),$(v)='$($(v))'))
 
-.PHONY: bench tables plots profile report report-check
+.PHONY: bench tables plots drift profile report report-check
 
 bench: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)bench.sh
@@ -32,6 +33,10 @@ tables: all
 plots:
 	@$(NB_SCRIPTS)ensure_deps.sh gnuplot
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)plots.sh
+
+drift: all
+	@$(NB_SCRIPTS)ensure_deps.sh gnuplot
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)drift.sh
 
 profile: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)profile.sh

@@ -217,5 +217,5 @@ extern "C" const nb_step nb_step03_float4 = {
     "step03_float4", "float4 layout (x, y, z, m): one aligned 16-byte load per body",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     NULL, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies,
+    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies, NULL, NULL, NULL,
 };

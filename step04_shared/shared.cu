@@ -227,5 +227,5 @@ extern "C" const nb_step nb_step04_shared = {
     "step04_shared", "shared-memory tiling: the block shares each tile of bodies",
     NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     NULL, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies,
+    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies, NULL, NULL, NULL,
 };

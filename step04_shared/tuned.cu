@@ -33,6 +33,14 @@
  *     an owner and a fixed order (forces_pairs_kernel), so this path too
  *     gives the same bits for the same input.
  *
+ * --precision single | double | mixed (handouts/08_precision.md): the
+ * kernels and their launches are written once, in tuned_kernels.cuh, and
+ * compiled once per precision (the namespaces single_p, double_p, mixed_p);
+ * this file is the host code they share: the tuning, the memory, the
+ * copies, the step's table.  double keeps the bodies as nb_double4 on the
+ * device; mixed keeps the state in double (state, vel, acc) and gives the
+ * force kernels float4 bodies relative to an origin.
+ *
  * The tuning -- block size, R, S, fused kick, graph, warp, newton, tiles --
  * is picked from N and the device by pick_tuning(); NB_TUNE="block=B,r=R,
  * slices=S,fuse=0|1,graph=0|1,warp=0|1,newton=0|1,tiles=P" overrides any of
@@ -42,7 +50,11 @@
  * Napkin math: 13 warp instructions per interaction (nb_physics.h) plus one
  * LDS.128 per R interactions and the loop overhead; for small N the floor
  * is the launch and the reduction: S partials per body, 16 bytes each.  Each
- * pair once: (17 + 7 / R) / 2 instructions per interaction, 9.4 at R = 4.
+ * pair once: (17 + 7 / R) / 2 instructions per interaction, 9.4 at R = 4;
+ * mixed: (20 + 7 / R) / 2 plus the flushes (18 adds per lane and stage),
+ * about 11 at R = 4, 85 % of single's rate; double: the same count of
+ * operations on the FP64 pipe, half as wide as FP32's on an H100 (64
+ * against 128 lanes per SM), plus its rsqrt (MUFU.RSQ64H and Newton steps).
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
 #include <stdio.h>
@@ -50,15 +62,25 @@
 #include <string.h>
 #include <limits.h>
 #include "nb_cuda.h"
+#include "nb_mem.h"
 #include "nb_physics.h"
 
 #define TILE_UNROLL 16              /* source bodies per unrolled trip of the tile loop */
 #define NEWTON_MIN_N 16384          /* the picker: each pair once from this N on */
 #define NEWTON_TILES 128            /* ... in at most this many tiles */
 
+/* A double4 of the kit's own: CUDA 13 deprecates double4 for double4_16a
+ * and double4_32a, which CUDA 12 lacks.  16-byte aligned: two 16-byte loads. */
+typedef struct __align__(16) nb_double4 { double x, y, z, w; } nb_double4;
+static __host__ __device__ __forceinline__ nb_double4 make_nb_double4(double x, double y, double z, double w)
+{
+    nb_double4 v = { x, y, z, w };
+    return v;
+}
+
 typedef struct tuning {
     int block;                      /* threads per block; also the tile size */
-    int r;                          /* target bodies per thread: 1 or 2 */
+    int r;                          /* target bodies per thread: 1, 2 or 4 */
     int slices;                     /* S: slices of the j-range (1: no split) */
     int slice_len;                  /* bodies per slice, a multiple of TILE_UNROLL */
     int fuse;                       /* the closing kick in the force kernel */
@@ -69,269 +91,46 @@ typedef struct tuning {
     int tile;                       /* a multiple of block * R */
 } tuning;
 
-/* Accumulate the pull of the first cnt bodies of a shared-memory tile (cnt
- * a multiple of TILE_UNROLL) on R targets. */
-template <int R>
-static __device__ __forceinline__ void tile_pull(const float4 *tile, int cnt, float eps2, const float4 *pi,
-                                                 float *ax, float *ay, float *az)
-{
-    for (int k0 = 0; k0 < cnt; k0 += TILE_UNROLL) {
-#pragma unroll
-        for (int k = k0; k < k0 + TILE_UNROLL; k++) {
-            float4 pj = tile[k];
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2, &ax[r], &ay[r], &az[r]);
-        }
-    }
-}
-
-/* a_i = (x, y, z) into acc[i]; with vel != NULL also the closing half kick
- * v_i += a_i * hdt. */
-static __device__ __forceinline__ void store_accel(float3 *acc, float3 *vel, long long i, float x, float y,
-                                                   float z, float hdt)
-{
-    acc[i] = make_float3(x, y, z);
-    if (vel) {
-        float3 v = vel[i];
-        v.x += hdt * x; v.y += hdt * y; v.z += hdt * z;
-        vel[i] = v;
-    }
-}
-
-/* Accumulate the pull of the sources [jlo, jhi) on R targets.  Every thread
- * of the block runs the same trips (the barriers), padded sources have mass
- * 0 and add exactly 0. */
-template <int R>
-static __device__ __forceinline__ void tile_sum(const float4 *pos, float4 *tile, int jlo, int jhi, float eps2,
-                                         const float4 *pi, float *ax, float *ay, float *az)
-{
-    for (int base = jlo; base < jhi; base += blockDim.x) {
-        int j = base + threadIdx.x;
-        tile[threadIdx.x] = j < jhi ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        __syncthreads();                             /* the tile is loaded */
-        int cnt = min((int)blockDim.x, jhi - base);
-        cnt = (cnt + TILE_UNROLL - 1) / TILE_UNROLL * TILE_UNROLL;   /* <= blockDim.x */
-        tile_pull<R>(tile, cnt, eps2, pi, ax, ay, az);
-        __syncthreads();                             /* everyone is done with it */
-    }
-}
-
-/* a_i of the targets of this block column; with vel != NULL also the closing
- * half kick v_i += a_i * hdt.  Grid: (columns of blockDim.x * R targets) x S
- * slices of slice_len sources.  S > 1: partial[s * n + i] holds slice s's
- * sum, tickets[column] counts the slices done (reset by the last one). */
-template <int R>
-static __global__ void forces_kernel(const float4 *pos, float3 *acc, float3 *vel, float4 *partial,
-                              unsigned *tickets, int n, int slice_len, float eps2, float hdt)
-{
-    extern __shared__ float4 tile[];
-    __shared__ int last;
-    const int S = gridDim.y, s = blockIdx.y;
-    const long long i0 = (long long)blockIdx.x * blockDim.x * R + threadIdx.x;
-    float4 pi[R];
-    float ax[R], ay[R], az[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        long long i = i0 + (long long)r * blockDim.x;
-        pi[r] = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        ax[r] = ay[r] = az[r] = 0.0f;
-    }
-    const int jlo = s * slice_len, jhi = min(n, jlo + slice_len);
-    tile_sum<R>(pos, tile, jlo, jhi, eps2, pi, ax, ay, az);
-    if (S > 1) {
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            long long i = i0 + (long long)r * blockDim.x;
-            if (i < n) partial[(long long)s * n + i] = make_float4(ax[r], ay[r], az[r], 0.0f);
-        }
-        __threadfence();                             /* the partials, before the ticket */
-        __syncthreads();
-        if (threadIdx.x == 0) last = atomicAdd(&tickets[blockIdx.x], 1u) == (unsigned)(S - 1);
-        __syncthreads();
-        if (!last) return;
-        __threadfence();                             /* acquire the other slices' partials */
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            long long i = i0 + (long long)r * blockDim.x;
-            float x = 0.0f, y = 0.0f, z = 0.0f;
-            if (i < n)
-#pragma unroll 8
-                for (int q = 0; q < S; q++) {        /* the fixed order 0..S-1 */
-                    float4 p = __ldcg(&partial[(long long)q * n + i]);
-                    x += p.x; y += p.y; z += p.z;
-                }
-            ax[r] = x; ay[r] = y; az[r] = z;
-        }
-        if (threadIdx.x == 0) tickets[blockIdx.x] = 0;   /* for the next launch */
-    }
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        long long i = i0 + (long long)r * blockDim.x;
-        if (i < n) store_accel(acc, vel, i, ax[r], ay[r], az[r], hdt);
-    }
-}
-
-/* a_i of R targets per warp, the warp's lanes splitting the sources; with
- * vel != NULL also the closing half kick.  Grid: ceil(n / R) warps.  Each
- * lane sums its sources in index order; the butterfly then adds the 32 lane
- * sums in a fixed pattern (every lane ends with the same bits), so the result
- * depends on the inputs and R alone.  Sources come through L1 (__ldg): a few
- * tens of KiB at the N this kernel is picked for. */
-template <int R>
-static __global__ void forces_warp_kernel(const float4 *pos, float3 *acc, float3 *vel, int n,
-                                          float eps2, float hdt)
-{
-    const int lane = threadIdx.x & 31;
-    const long long i0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32 * R;
-    if (i0 >= n) return;                             /* the whole warp: i0 is the warp's */
-    float4 pi[R];
-    float ax[R], ay[R], az[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        pi[r] = i0 + r < n ? __ldg(&pos[i0 + r]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        ax[r] = ay[r] = az[r] = 0.0f;
-    }
-#pragma unroll 4
-    for (int j = lane; j < n; j += 32) {
-        float4 pj = __ldg(&pos[j]);
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            nb_interact(pi[r].x, pi[r].y, pi[r].z, pj.x, pj.y, pj.z, pj.w, eps2,
-                        &ax[r], &ay[r], &az[r]);
-    }
-#pragma unroll
-    for (int r = 0; r < R; r++)
-        for (int off = 16; off > 0; off >>= 1) {
-            ax[r] += __shfl_xor_sync(0xffffffffu, ax[r], off);
-            ay[r] += __shfl_xor_sync(0xffffffffu, ay[r], off);
-            az[r] += __shfl_xor_sync(0xffffffffu, az[r], off);
-        }
-#pragma unroll
-    for (int r = 0; r < R; r++) {                    /* lane r writes target i0 + r */
-        long long i = i0 + r;
-        if (lane == r && i < n) store_accel(acc, vel, i, ax[r], ay[r], az[r], hdt);
-    }
-}
-
-/* Each pair once (Newton's third law), for large N.  The bodies are cut
- * into P tiles of `tile` bodies (the last ones padded with massless bodies
- * at the origin); block (J, I) with I < J takes the pairs of tiles I and J,
- * block (I, I) the pairs inside tile I, one-sided; blocks with I > J have
- * nothing to do.  Within a block, chunks of blockDim.x * R bodies of tile I
- * stay in registers (R per thread) while tile J passes through shared
- * memory in pieces of blockDim.x bodies with their reaction sums.  Each warp
- * takes a 32-body subset of the piece and rotates it around its lanes (7
- * shuffles per step, position, mass and reaction), so in 32 steps every
- * lane's R bodies meet every body of the subset once; then the warps swap
- * subsets, W = blockDim.x / 32 stages, a barrier between them.
- *
- * Every sum is in a fixed order and has one owner, so the result does not
- * depend on scheduling: part[t * npad + i] is the pull of tile t on body i,
- * written by block (t, tile of i) or (tile of i, t) alone (the reactions
- * read-add-write across the block's chunks), and pairs_sum_kernel adds the P
- * of them for t = 0..P-1.  Per pair: 17 instructions (nb_interact_pair) plus
- * 7 / R shuffles, i.e. 9.4 per interaction at R = 4 against 13.4. */
-template <int R>
-static __global__ void forces_pairs_kernel(const float4 *__restrict__ pos, float4 *__restrict__ part, int n,
-                                           int tile, float eps2)
-{
-    extern __shared__ float4 sm[];
-    float4 *vpos = sm, *vacc = sm + blockDim.x;      /* the piece of tile J and its reactions */
-    const int I = blockIdx.y, J = blockIdx.x;
-    if (I > J) return;                               /* the whole block: the pair is (J, I)'s */
-    const int V = blockDim.x, W = V / 32, lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-    const int next = (lane + 1) & 31;
-    const long long npad = (long long)gridDim.x * tile, i0 = (long long)I * tile, j0 = (long long)J * tile;
-    const float4 none = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int c = 0; c < tile; c += V * R) {          /* a chunk of tile I in registers */
-        float4 hp[R];
-        float hx[R], hy[R], hz[R];
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            long long i = i0 + c + r * V + threadIdx.x;
-            hp[r] = i < n ? pos[i] : none;
-            hx[r] = hy[r] = hz[r] = 0.0f;
-        }
-        for (int v = 0; v < tile; v += V) {          /* a piece of tile J through shared memory */
-            long long j = j0 + v + threadIdx.x;
-            vpos[threadIdx.x] = j < n ? pos[j] : none;
-            if (I != J) vacc[threadIdx.x] = c ? part[(long long)I * npad + j] : none;
-            __syncthreads();                         /* the piece is loaded */
-            if (I == J) {                            /* inside the tile: one-sided, every j */
-                tile_pull<R>(vpos, V, eps2, hp, hx, hy, hz);
-            } else {
-                for (int st = 0; st < W; st++) {
-                    int q = (warp + st) % W * 32 + lane;   /* warp w: subset w + st */
-                    float4 p = vpos[q], a = vacc[q];
-#pragma unroll 4
-                    for (int k = 0; k < 32; k++) {
-#pragma unroll
-                        for (int r = 0; r < R; r++)
-                            nb_interact_pair(hp[r].x, hp[r].y, hp[r].z, hp[r].w, p.x, p.y, p.z, p.w, eps2,
-                                             &hx[r], &hy[r], &hz[r], &a.x, &a.y, &a.z);
-                        p.x = __shfl_sync(0xffffffffu, p.x, next);
-                        p.y = __shfl_sync(0xffffffffu, p.y, next);
-                        p.z = __shfl_sync(0xffffffffu, p.z, next);
-                        p.w = __shfl_sync(0xffffffffu, p.w, next);
-                        a.x = __shfl_sync(0xffffffffu, a.x, next);
-                        a.y = __shfl_sync(0xffffffffu, a.y, next);
-                        a.z = __shfl_sync(0xffffffffu, a.z, next);
-                    }
-                    vacc[q] = a;                     /* 32 steps: back on its lane */
-                    __syncthreads();                 /* the next stage reads other warps' subsets */
-                }
-                part[(long long)I * npad + j] = vacc[threadIdx.x];   /* tile I's pull on the piece */
-            }
-            __syncthreads();                         /* everyone is done with the piece */
-        }
-#pragma unroll
-        for (int r = 0; r < R; r++)                  /* tile J's pull on the chunk */
-            part[(long long)J * npad + i0 + c + r * V + threadIdx.x] = make_float4(hx[r], hy[r], hz[r], 0.0f);
-    }
-}
-
-/* a_i = the P pulls part[t * npad + i] added for t = 0..P-1; with vel !=
- * NULL also the closing half kick. */
-static __global__ void pairs_sum_kernel(const float4 *__restrict__ part, float3 *acc, float3 *vel, int n,
-                                        long long npad, int tiles, float hdt)
-{
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float x = 0.0f, y = 0.0f, z = 0.0f;
-#pragma unroll 8
-    for (int t = 0; t < tiles; t++) {
-        float4 p = __ldg(&part[t * npad + i]);
-        x += p.x; y += p.y; z += p.z;
-    }
-    store_accel(acc, vel, i, x, y, z, hdt);
-}
-
-/* The leapfrog's kick + drift and kick kernels are the lesson's
- * (shared.cu): v += a dt/2; x += v dt before the forces, v += a dt/2 after
- * them (the latter only when the force kernel does not fuse it). */
+/* The leapfrog's kick + drift and kick kernels of single precision are the
+ * lesson's (shared.cu): v += a dt/2; x += v dt before the forces, v += a dt/2
+ * after them (the latter only when the force kernel does not fuse it);
+ * double and mixed have theirs in tuned_kernels.cuh. */
 __global__ void kick_drift_kernel(float4 *pos, float3 *vel, const float3 *acc, int n, float dt);
 __global__ void kick_kernel(float3 *vel, const float3 *acc, int n, float dt);
 
 typedef struct gpu_ctx {
-    int n, poison;
-    float eps2, dt;
+    int n, poison, precision;
+    float eps2, dt;                  /* single, mixed: the force kernels' */
+    double eps2d, dtd;               /* double; the kicks of double and mixed */
     tuning t;
-    float4 *pos;                     /* device: x, y, z, m */
-    float3 *vel, *acc, *out;         /* device */
-    float4 *partial;                 /* device: S partial sums per body (S > 1), or newton's P */
+    void *pos;                       /* device: the force kernels' bodies (x, y, z, m): float4
+                                      * (mixed: relative to origin) or nb_double4 (double) */
+    nb_double4 *state;                  /* device: double, mixed: the positions and masses (double:
+                                      * pos itself) */
+    void *vel, *acc, *out;           /* device: float3 (single) or double3 */
+    void *partial;                   /* device: S partial sums per body (S > 1), or newton's P:
+                                      * float4 (single) or nb_double4 */
     unsigned *tickets;               /* device: one per block column */
-    float4 *host;                    /* staging for copies */
+    double origin[3];                /* mixed: pos = state - origin, in float */
+    void *host;                      /* staging for copies: n float4 (single) or nb_double4 */
     double bytes;
     cudaStream_t stream;
     cudaEvent_t ev[3];               /* step start, forces start, step end */
     cudaGraphExec_t graph;           /* one step, captured at the first advance */
 } gpu_ctx;
 
+static int wide(const gpu_ctx *c) { return c->precision != NB_PREC_SINGLE; }
+/* bytes of a body as the kernels read it, of an acceleration or velocity,
+ * of a partial sum */
+static size_t body_bytes(const gpu_ctx *c) { return c->precision == NB_PREC_DOUBLE ? 32 : 16; }
+static size_t vec_bytes(const gpu_ctx *c) { return wide(c) ? 24 : 12; }
+static size_t part_bytes(const gpu_ctx *c) { return wide(c) ? 32 : 16; }
+
 static void gpu_destroy(void *p)
 {
     gpu_ctx *c = (gpu_ctx *)p;
     if (!c) return;
+    if (c->state != c->pos) cudaFree(c->state);
     cudaFree(c->pos); cudaFree(c->vel); cudaFree(c->acc); cudaFree(c->out);
     cudaFree(c->partial); cudaFree(c->tickets);
     if (c->graph) cudaGraphExecDestroy(c->graph);
@@ -352,63 +151,53 @@ static int columns(const gpu_ctx *c)
     return (int)((c->n + per - 1) / per);
 }
 
+/* The kernels, once per precision (tuned_kernels.cuh). */
+namespace single_p {
+#define NB_DOUBLE 0
+#define NB_MIXED 0
+#include "tuned_kernels.cuh"
+#undef NB_DOUBLE
+#undef NB_MIXED
+}
+namespace double_p {
+#define NB_DOUBLE 1
+#define NB_MIXED 0
+#include "tuned_kernels.cuh"
+#undef NB_DOUBLE
+#undef NB_MIXED
+}
+namespace mixed_p {
+#define NB_DOUBLE 0
+#define NB_MIXED 1
+#include "tuned_kernels.cuh"
+#undef NB_DOUBLE
+#undef NB_MIXED
+}
+
 /* Launch the force kernel on c->stream: accelerations into acc, and the
  * closing kick when vel != NULL. */
-static int forces(gpu_ctx *c, float3 *acc, float3 *vel)
+static int forces(gpu_ctx *c, void *acc, void *vel)
 {
-    if (c->poison) NB_CUDA(cudaMemsetAsync(acc, 0xff, (size_t)c->n * sizeof *acc, c->stream));
-    dim3 grid((unsigned)columns(c), (unsigned)c->t.slices);
-    size_t shm = (size_t)c->t.block * sizeof(float4);
-    float hdt = 0.5f * c->dt;
-    if (c->t.newton) {
-        int P = c->t.tiles, T = c->t.tile;
-        dim3 pg((unsigned)P, (unsigned)P);
-        size_t pshm = 2 * shm;
-        if (c->t.r == 4)
-            forces_pairs_kernel<4><<<pg, c->t.block, pshm, c->stream>>>(c->pos, c->partial, c->n, T, c->eps2);
-        else if (c->t.r == 2)
-            forces_pairs_kernel<2><<<pg, c->t.block, pshm, c->stream>>>(c->pos, c->partial, c->n, T, c->eps2);
-        else
-            forces_pairs_kernel<1><<<pg, c->t.block, pshm, c->stream>>>(c->pos, c->partial, c->n, T, c->eps2);
-        NB_LAUNCHED();
-        pairs_sum_kernel<<<(c->n + 255) / 256, 256, 0, c->stream>>>(c->partial, acc, vel, c->n,
-                                                                    (long long)P * T, P, hdt);
-    } else if (c->t.warp) {
-        grid.y = 1;
-        if (c->t.r == 4)
-            forces_warp_kernel<4><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
-        else if (c->t.r == 2)
-            forces_warp_kernel<2><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
-        else
-            forces_warp_kernel<1><<<grid, c->t.block, 0, c->stream>>>(c->pos, acc, vel, c->n, c->eps2, hdt);
-    } else if (c->t.r == 4)
-        forces_kernel<4><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
-                                                               c->n, c->t.slice_len, c->eps2, hdt);
-    else if (c->t.r == 2)
-        forces_kernel<2><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
-                                                               c->n, c->t.slice_len, c->eps2, hdt);
-    else
-        forces_kernel<1><<<grid, c->t.block, shm, c->stream>>>(c->pos, acc, vel, c->partial, c->tickets,
-                                                               c->n, c->t.slice_len, c->eps2, hdt);
-    NB_LAUNCHED();
-    return NB_OK;
+    if (c->precision == NB_PREC_DOUBLE) return double_p::launch_forces(c, acc, vel);
+    if (c->precision == NB_PREC_MIXED) return mixed_p::launch_forces(c, acc, vel);
+    return single_p::launch_forces(c, acc, vel);
 }
 
 /* One leapfrog step on c->stream, with its three events. */
 static int enqueue_step(gpu_ctx *c, unsigned ev_flags)
 {
-    int rc, grid = (c->n + 255) / 256;
-    NB_CUDA(cudaEventRecordWithFlags(c->ev[0], c->stream, ev_flags));
-    kick_drift_kernel<<<grid, 256, 0, c->stream>>>(c->pos, c->vel, c->acc, c->n, c->dt);
-    NB_LAUNCHED();
-    NB_CUDA(cudaEventRecordWithFlags(c->ev[1], c->stream, ev_flags));
-    if ((rc = forces(c, c->acc, c->t.fuse ? c->vel : NULL))) return rc;
-    if (!c->t.fuse) {
-        kick_kernel<<<grid, 256, 0, c->stream>>>(c->vel, c->acc, c->n, c->dt);
-        NB_LAUNCHED();
-    }
-    NB_CUDA(cudaEventRecordWithFlags(c->ev[2], c->stream, ev_flags));
-    return NB_OK;
+    if (c->precision == NB_PREC_DOUBLE) return double_p::launch_step(c, ev_flags);
+    if (c->precision == NB_PREC_MIXED) return mixed_p::launch_step(c, ev_flags);
+    return single_p::launch_step(c, ev_flags);
+}
+
+/* The most threads per block a force kernel (pairs: the each-pair-once
+ * one) of this precision takes with R bodies per thread: its registers. */
+static int max_threads(const gpu_ctx *c, int pairs, int r, int *threads)
+{
+    if (c->precision == NB_PREC_DOUBLE) return double_p::max_threads(pairs, r, threads);
+    if (c->precision == NB_PREC_MIXED) return mixed_p::max_threads(pairs, r, threads);
+    return single_p::max_threads(pairs, r, threads);
 }
 
 /* Capture one step as a graph (the events become event-record nodes). */
@@ -428,18 +217,16 @@ static int capture(gpu_ctx *c)
 
 /* Newton's tiles: P tiles (t->tiles if NB_TUNE set it, else N / (block *
  * R) up to NEWTON_TILES) of a multiple of block * R bodies each; the partial
- * pulls, P per body, 16 bytes each, in at most half the free device memory
- * (else fewer, longer tiles).  The picker's own choice (auto) falls back to
- * the tile kernel when that leaves fewer than 8 tiles: the pairs would not
- * fill the GPU. */
-static int pick_tiles(tuning *t, long long n, int autopick)
+ * pulls, P per body, 16 bytes each (32 in double and mixed), in at most half
+ * the free device memory (else fewer, longer tiles).  The picker's own
+ * choice (auto) falls back to the tile kernel when that leaves fewer than 8
+ * tiles: the pairs would not fill the GPU. */
+static int pick_tiles(const gpu_ctx *c, tuning *t, long long n, int autopick)
 {
     for (;;) {                                       /* registers: R bodies must fit the block */
-        cudaFuncAttributes fa;
-        if (t->r == 4) NB_CUDA(cudaFuncGetAttributes(&fa, forces_pairs_kernel<4>));
-        else if (t->r == 2) NB_CUDA(cudaFuncGetAttributes(&fa, forces_pairs_kernel<2>));
-        else NB_CUDA(cudaFuncGetAttributes(&fa, forces_pairs_kernel<1>));
-        if (t->block <= fa.maxThreadsPerBlock || t->r == 1) break;
+        int most = 0, rc = max_threads(c, 1, t->r, &most);
+        if (rc) return rc;
+        if (t->block <= most || t->r == 1) break;
         t->r /= 2;
     }
     long long chunk = (long long)t->block * t->r;
@@ -453,7 +240,7 @@ static int pick_tiles(tuning *t, long long n, int autopick)
         tile = (n + p - 1) / p;
         tile = (tile + chunk - 1) / chunk * chunk;
         p = (n + tile - 1) / tile;
-        if (p == 1 || (double)p * p * tile * sizeof(float4) <= 0.5 * (double)free_b) break;
+        if (p == 1 || (double)p * p * tile * part_bytes(c) <= 0.5 * (double)free_b) break;
         p = (p + 1) / 2;
     }
     if (autopick && p < 8) {                         /* too few pairs of tiles: the caller */
@@ -482,7 +269,11 @@ static int pick_tiles(tuning *t, long long n, int autopick)
  *  - from NEWTON_MIN_N bodies each pair once: block 128 and R = 2 below
  *    32768 bodies, block 256 and R = 4 below 65536, then block 512 and R = 4
  *    (the pairs of tiles must fill the GPU), up to NEWTON_TILES tiles
- *    (pick_tiles), unless that leaves fewer than 8 tiles.
+ *    (pick_tiles), unless that leaves fewer than 8 tiles;
+ *  - double and mixed, each pair once from 65536 bodies: block 256 (their
+ *    sums take more registers: twice as wide, or compensated), R = 2 in
+ *    double (the FP64 pipe, not the shuffles, is the limit), R = 4 in mixed
+ *    (handouts/08_precision.md; NB_TUNE sweeps the others).
  * Then the NB_TUNE overrides and --block. */
 static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t, int allow_newton)
 {
@@ -507,8 +298,8 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t, int allow_newton)
     int newton_auto = allow_newton && n >= NEWTON_MIN_N, newton_set = 0;
     if (newton_auto) {
         t->newton = 1;
-        t->block = n < 32768 ? 128 : n < 65536 ? 256 : 512;
-        t->r = n < 32768 ? 2 : 4;
+        t->block = n < 32768 ? 128 : n < 65536 || wide(c) ? 256 : 512;
+        t->r = n < 32768 || c->precision == NB_PREC_DOUBLE ? 2 : 4;
         t->slices = 1;
         t->warp = 0;
     }
@@ -541,7 +332,7 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t, int allow_newton)
         return pick_tuning(c, block_opt, t, 0);
     if (block_opt) t->block = block_opt;
     if (t->newton) {
-        int rc = pick_tiles(t, n, newton_auto && !newton_set);
+        int rc = pick_tiles(c, t, n, newton_auto && !newton_set);
         if (rc || t->newton) return rc;
         return pick_tuning(c, block_opt, t, 0);      /* too few tiles for the pairs */
     }
@@ -552,11 +343,9 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t, int allow_newton)
     }
     if (t->slices < 1) t->slices = 1;
     for (;;) {                                       /* registers: R bodies must fit the block */
-        cudaFuncAttributes fa;
-        if (t->r == 4) NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<4>));
-        else if (t->r == 2) NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<2>));
-        else break;
-        if (t->block <= fa.maxThreadsPerBlock) break;
+        int most = 0, rc = max_threads(c, 0, t->r, &most);
+        if (rc) return rc;
+        if (t->block <= most || t->r == 1) break;
         t->r /= 2;
     }
     /* slices of at least TILE_UNROLL sources, a multiple of it */
@@ -567,41 +356,112 @@ static int pick_tuning(gpu_ctx *c, int block_opt, tuning *t, int allow_newton)
     return NB_OK;
 }
 
+/* The each-pair-once kernel's shared memory past the default 48 KiB (double,
+ * blocks of more than 768): asked for, once, before any launch. */
+static int allow_shared(gpu_ctx *c)
+{
+    if (!c->t.newton || c->precision != NB_PREC_DOUBLE) return NB_OK;
+    size_t shm = (size_t)c->t.block * 2 * sizeof(nb_double4);
+    if (shm <= 48 * 1024) return NB_OK;
+    if (c->t.r == 4)
+        NB_CUDA(cudaFuncSetAttribute(double_p::forces_pairs_kernel<4>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    else if (c->t.r == 2)
+        NB_CUDA(cudaFuncSetAttribute(double_p::forces_pairs_kernel<2>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    else
+        NB_CUDA(cudaFuncSetAttribute(double_p::forces_pairs_kernel<1>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    return NB_OK;
+}
+
+/* mixed: the origin of the force kernels' positions, per axis: 0 where the
+ * bodies' extent holds 0, else the float nearest its middle (the
+ * differences of float positions near it stay exact). */
+static void pick_origin(const nb_state *s, double origin[3])
+{
+    const float *v[3] = { s->x, s->y, s->z };
+    for (int q = 0; q < 3; q++) {
+        double lo = v[q][0], hi = v[q][0];
+        for (long long i = 1; i < s->n; i++) {
+            lo = v[q][i] < lo ? v[q][i] : lo;
+            hi = v[q][i] > hi ? v[q][i] : hi;
+        }
+        origin[q] = lo <= 0.0 && hi >= 0.0 ? 0.0 : (double)(float)(0.5 * (lo + hi));
+    }
+}
+
+/* The bodies from s onto the device, in c's precision. */
+static int upload(gpu_ctx *c, const nb_state *s)
+{
+    size_t n = (size_t)c->n;
+    if (!wide(c)) {
+        float4 *h = (float4 *)c->host;
+        for (size_t i = 0; i < n; i++) h[i] = make_float4(s->x[i], s->y[i], s->z[i], s->m[i]);
+        NB_CUDA(cudaMemcpy(c->pos, h, n * sizeof(float4), cudaMemcpyHostToDevice));
+        float3 *v3 = (float3 *)c->host;
+        for (size_t i = 0; i < n; i++) v3[i] = make_float3(s->vx[i], s->vy[i], s->vz[i]);
+        NB_CUDA(cudaMemcpy(c->vel, v3, n * sizeof(float3), cudaMemcpyHostToDevice));
+        return NB_OK;
+    }
+    nb_double4 *h = (nb_double4 *)c->host;
+    for (size_t i = 0; i < n; i++) h[i] = make_nb_double4(s->x[i], s->y[i], s->z[i], s->m[i]);
+    NB_CUDA(cudaMemcpy(c->state, h, n * sizeof(nb_double4), cudaMemcpyHostToDevice));
+    if (c->precision == NB_PREC_MIXED) {
+        float4 *f = (float4 *)c->host;                 /* the float bodies, relative to the origin */
+        for (size_t i = 0; i < n; i++)
+            f[i] = make_float4((float)(s->x[i] - c->origin[0]), (float)(s->y[i] - c->origin[1]),
+                               (float)(s->z[i] - c->origin[2]), s->m[i]);
+        NB_CUDA(cudaMemcpy(c->pos, f, n * sizeof(float4), cudaMemcpyHostToDevice));
+    }
+    double3 *v3 = (double3 *)c->host;
+    for (size_t i = 0; i < n; i++) v3[i] = make_double3(s->vx[i], s->vy[i], s->vz[i]);
+    NB_CUDA(cudaMemcpy(c->vel, v3, n * sizeof(double3), cudaMemcpyHostToDevice));
+    return NB_OK;
+}
+
 static int gpu_setup(gpu_ctx *c, const nb_state *s, int block_opt)
 {
     size_t n = (size_t)c->n;
     int rc;
-    if ((rc = pick_tuning(c, block_opt, &c->t, 1))) return rc;
-    if ((rc = nb_cuda_malloc((void **)&c->pos, n * sizeof(float4), "positions and masses", &c->bytes)) ||
-        (rc = nb_cuda_malloc((void **)&c->vel, n * sizeof(float3), "velocities", &c->bytes)) ||
-        (rc = nb_cuda_malloc((void **)&c->acc, n * sizeof(float3), "accelerations", &c->bytes)) ||
-        (rc = nb_cuda_malloc((void **)&c->out, n * sizeof(float3), "accelerations (copy)", &c->bytes)) ||
+    if ((rc = pick_tuning(c, block_opt, &c->t, 1)) || (rc = allow_shared(c))) return rc;
+    if ((rc = nb_cuda_malloc(&c->pos, n * body_bytes(c), "positions and masses", &c->bytes)) ||
+        (rc = nb_cuda_malloc(&c->vel, n * vec_bytes(c), "velocities", &c->bytes)) ||
+        (rc = nb_cuda_malloc(&c->acc, n * vec_bytes(c), "accelerations", &c->bytes)) ||
+        (rc = nb_cuda_malloc(&c->out, n * vec_bytes(c), "accelerations (copy)", &c->bytes)) ||
         (rc = nb_cuda_malloc((void **)&c->tickets, (size_t)columns(c) * sizeof(unsigned), "tickets",
                              &c->bytes)))
         return rc;
+    if (c->precision == NB_PREC_DOUBLE) c->state = (nb_double4 *)c->pos;
+    if (c->precision == NB_PREC_MIXED &&
+        (rc = nb_cuda_malloc((void **)&c->state, n * sizeof(nb_double4), "positions and masses in double",
+                             &c->bytes)))
+        return rc;
     if (c->t.newton &&
-        (rc = nb_cuda_malloc((void **)&c->partial,
-                             (size_t)c->t.tiles * c->t.tiles * c->t.tile * sizeof(float4),
+        (rc = nb_cuda_malloc(&c->partial, (size_t)c->t.tiles * c->t.tiles * c->t.tile * part_bytes(c),
                              "partial pulls of the tiles (newton)", &c->bytes)))
         return rc;
     if (!c->t.newton && c->t.slices > 1 &&
-        (rc = nb_cuda_malloc((void **)&c->partial, (size_t)c->t.slices * n * sizeof(float4),
+        (rc = nb_cuda_malloc(&c->partial, (size_t)c->t.slices * n * part_bytes(c),
                              "partial sums of the j-slices", &c->bytes)))
         return rc;
     NB_CUDA(cudaMemset(c->tickets, 0, (size_t)columns(c) * sizeof(unsigned)));
     NB_CUDA(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
     for (int k = 0; k < 3; k++) NB_CUDA(cudaEventCreate(&c->ev[k]));
-    c->host = (float4 *)malloc(n * sizeof(float4));
+    c->host = malloc(n * (wide(c) ? sizeof(nb_double4) : sizeof(float4)));
     if (!c->host) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for %zu bodies", n);
-    for (size_t i = 0; i < n; i++) c->host[i] = make_float4(s->x[i], s->y[i], s->z[i], s->m[i]);
-    NB_CUDA(cudaMemcpy(c->pos, c->host, n * sizeof(float4), cudaMemcpyHostToDevice));
-    float3 *v3 = (float3 *)c->host;
-    for (size_t i = 0; i < n; i++) v3[i] = make_float3(s->vx[i], s->vy[i], s->vz[i]);
-    NB_CUDA(cudaMemcpy(c->vel, v3, n * sizeof(float3), cudaMemcpyHostToDevice));
+    if (c->precision == NB_PREC_MIXED) pick_origin(s, c->origin);
+    if ((rc = upload(c, s))) return rc;
     if ((rc = forces(c, c->acc, NULL))) return rc;               /* a(x0) */
     NB_CUDA(cudaStreamSynchronize(c->stream));
     return NB_OK;
 }
+
+/* Host bytes per body: the state (28), the staging buffer (16: float4; 32:
+ * nb_double4), --check's accelerations (12) or, in double and mixed, its double
+ * state and accelerations (72). */
+#define HOST_BYTES_PER_BODY (double)(10 * sizeof(float) + sizeof(float4))
+#define HOST_BYTES_PER_BODY_WIDE (double)(7 * sizeof(float) + sizeof(nb_double4) + 9 * sizeof(double))
 
 static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
 {
@@ -609,21 +469,53 @@ static int gpu_init(void **ctx, const nb_state *s, const nb_options *o)
     *ctx = c;                        /* the caller destroys it, also after a failure */
     if (!c) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
     c->n = (int)s->n;
+    c->precision = o->precision;
     c->eps2 = (float)(o->eps * o->eps);
     c->dt = (float)o->dt;
+    c->eps2d = o->eps * o->eps;
+    c->dtd = o->dt;
     c->poison = o->poison;
     return gpu_setup(c, s, o->block);
+}
+
+/* The accelerations of the current positions into c->out, on the host in
+ * c->host (float3 or double3). */
+static int accel_host(gpu_ctx *c)
+{
+    int rc = forces(c, c->out, NULL);
+    if (rc) return rc;
+    NB_CUDA(cudaStreamSynchronize(c->stream));
+    NB_CUDA(cudaMemcpy(c->host, c->out, (size_t)c->n * vec_bytes(c), cudaMemcpyDeviceToHost));
+    return NB_OK;
 }
 
 static int gpu_accel(void *p, float *ax, float *ay, float *az)
 {
     gpu_ctx *c = (gpu_ctx *)p;
-    int rc = forces(c, c->out, NULL);
+    int rc = accel_host(c);
     if (rc) return rc;
-    NB_CUDA(cudaStreamSynchronize(c->stream));
-    float3 *a3 = (float3 *)c->host;
-    NB_CUDA(cudaMemcpy(a3, c->out, (size_t)c->n * sizeof(float3), cudaMemcpyDeviceToHost));
-    for (int i = 0; i < c->n; i++) { ax[i] = a3[i].x; ay[i] = a3[i].y; az[i] = a3[i].z; }
+    if (wide(c)) {
+        const double3 *a3 = (const double3 *)c->host;
+        for (int i = 0; i < c->n; i++) { ax[i] = (float)a3[i].x; ay[i] = (float)a3[i].y; az[i] = (float)a3[i].z; }
+    } else {
+        const float3 *a3 = (const float3 *)c->host;
+        for (int i = 0; i < c->n; i++) { ax[i] = a3[i].x; ay[i] = a3[i].y; az[i] = a3[i].z; }
+    }
+    return NB_OK;
+}
+
+static int gpu_accel64(void *p, double *ax, double *ay, double *az)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    int rc = accel_host(c);
+    if (rc) return rc;
+    if (wide(c)) {
+        const double3 *a3 = (const double3 *)c->host;
+        for (int i = 0; i < c->n; i++) { ax[i] = a3[i].x; ay[i] = a3[i].y; az[i] = a3[i].z; }
+    } else {
+        const float3 *a3 = (const float3 *)c->host;
+        for (int i = 0; i < c->n; i++) { ax[i] = a3[i].x; ay[i] = a3[i].y; az[i] = a3[i].z; }
+    }
     return NB_OK;
 }
 
@@ -654,15 +546,52 @@ static int gpu_advance(void *p, int steps, nb_step_time *times)
 static int gpu_download(void *p, nb_state *s)
 {
     gpu_ctx *c = (gpu_ctx *)p;
-    return nb_cuda_download_float4(c->pos, c->vel, c->n, c->host, s);
+    size_t n = (size_t)c->n;
+    if (!wide(c)) return nb_cuda_download_float4((const float4 *)c->pos, (const float3 *)c->vel, c->n,
+                                                 (float4 *)c->host, s);
+    nb_double4 *x = (nb_double4 *)c->host;
+    NB_CUDA(cudaMemcpy(x, c->state, n * sizeof(nb_double4), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++) { s->x[i] = (float)x[i].x; s->y[i] = (float)x[i].y; s->z[i] = (float)x[i].z; }
+    double3 *v = (double3 *)c->host;
+    NB_CUDA(cudaMemcpy(v, c->vel, n * sizeof(double3), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++) { s->vx[i] = (float)v[i].x; s->vy[i] = (float)v[i].y; s->vz[i] = (float)v[i].z; }
+    return NB_OK;
 }
 
-/* The bodies on the device, for the GL view (nb_step.h). */
+static int gpu_state64(void *p, double *x, double *y, double *z, double *vx, double *vy, double *vz)
+{
+    gpu_ctx *c = (gpu_ctx *)p;
+    size_t n = (size_t)c->n;
+    if (!wide(c)) {
+        float4 *h = (float4 *)c->host;
+        NB_CUDA(cudaMemcpy(h, c->pos, n * sizeof(float4), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < n; i++) { x[i] = h[i].x; y[i] = h[i].y; z[i] = h[i].z; }
+        float3 *v3 = (float3 *)c->host;
+        NB_CUDA(cudaMemcpy(v3, c->vel, n * sizeof(float3), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < n; i++) { vx[i] = v3[i].x; vy[i] = v3[i].y; vz[i] = v3[i].z; }
+        return NB_OK;
+    }
+    nb_double4 *h = (nb_double4 *)c->host;
+    NB_CUDA(cudaMemcpy(h, c->state, n * sizeof(nb_double4), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++) { x[i] = h[i].x; y[i] = h[i].y; z[i] = h[i].z; }
+    double3 *v3 = (double3 *)c->host;
+    NB_CUDA(cudaMemcpy(v3, c->vel, n * sizeof(double3), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++) { vx[i] = v3[i].x; vy[i] = v3[i].y; vz[i] = v3[i].z; }
+    return NB_OK;
+}
+
+/* The bodies on the device, for the GL view (nb_step.h): single only (double
+ * and mixed hold no float copy of the state there: the view downloads). */
 static int gpu_bodies(void *p, nb_bodies *b)
 {
     gpu_ctx *c = (gpu_ctx *)p;
-    *b = (nb_bodies){ c->n, &c->pos->x, &c->pos->y, &c->pos->z, &c->pos->w,
-                      &c->vel->x, &c->vel->y, &c->vel->z, 4, 4, 3 };
+    if (wide(c)) {
+        memset(b, 0, sizeof *b);
+        return NB_OK;
+    }
+    float4 *pos = (float4 *)c->pos;
+    float3 *vel = (float3 *)c->vel;
+    *b = (nb_bodies){ c->n, &pos->x, &pos->y, &pos->z, &pos->w, &vel->x, &vel->y, &vel->z, 4, 4, 3 };
     return NB_OK;
 }
 
@@ -690,28 +619,44 @@ static void gpu_report(void *p, FILE *out)
                 c->t.slices, c->t.slices == 1 ? "" : "s", c->t.slice_len,
                 c->t.fuse ? "fused" : "separate", c->t.graph ? "CUDA graph" : "plain launches",
                 c->t.block, c->t.r, c->t.slices, c->t.fuse, c->t.graph, c->t.warp);
+    if (c->precision == NB_PREC_MIXED)
+        fprintf(out, "    mixed: the state in double, the force kernels' bodies in float relative to "
+                "(%.9g, %.9g, %.9g)\n", c->origin[0], c->origin[1], c->origin[2]);
 }
 
 /* Device bytes per body: the bodies, and the partial sums of up to 64
  * slices (the picker keeps S * N <= 2^22: at most 64 per body from N = 65536
  * on, and then only 64 MiB in all).  Each pair once adds P partial pulls per
- * body, sized by pick_tiles() against the free memory after this check. */
+ * body, sized by pick_tiles() against the free memory after this check.
+ * double: nb_double4 bodies and double3 vectors; mixed: float4 bodies beside
+ * the nb_double4 state, double3 vectors. */
 #define BYTES_PER_BODY (sizeof(float4) + 3 * sizeof(float3))
-/* Host bytes per body: the state (28), the staging buffer (16), --check's
- * accelerations (12). */
-#define HOST_BYTES_PER_BODY (double)(10 * sizeof(float) + sizeof(float4))
+#define BYTES_PER_BODY_DOUBLE (sizeof(nb_double4) + 3 * sizeof(double3))
+#define BYTES_PER_BODY_MIXED (sizeof(float4) + sizeof(nb_double4) + 3 * sizeof(double3))
 
 static int gpu_probe(const nb_options *o)
 {
     int rc = nb_cuda_probe();
-    if (!rc && o) rc = nb_cuda_fits(o->n, (double)BYTES_PER_BODY);
+    double bytes = !o || o->precision == NB_PREC_SINGLE ? (double)BYTES_PER_BODY
+                 : o->precision == NB_PREC_DOUBLE ? (double)BYTES_PER_BODY_DOUBLE : (double)BYTES_PER_BODY_MIXED;
+    if (!rc && o) rc = nb_cuda_fits(o->n, bytes);
     return rc;
 }
+
+/* --precision double and mixed: the same code, with the memory they need
+ * (nb_main() runs this table then, nb_step.precision_variant). */
+static const nb_step nb_step04_tuned_wide = {
+    "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
+    "each pair once",
+    NB_OPT_BLOCK | NB_OPT_PRECISION, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
+    gpu_report, NULL, gpu_destroy, NULL,
+    HOST_BYTES_PER_BODY_WIDE, (double)BYTES_PER_BODY_MIXED, gpu_bodies, gpu_state64, gpu_accel64, NULL,
+};
 
 extern "C" const nb_step nb_step04_tuned = {
     "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
     "each pair once",
-    NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
+    NB_OPT_BLOCK | NB_OPT_PRECISION, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     gpu_report, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies,
+    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies, gpu_state64, gpu_accel64, &nb_step04_tuned_wide,
 };

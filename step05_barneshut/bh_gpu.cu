@@ -980,5 +980,5 @@ extern "C" const nb_step nb_step05_gpu = {
     "(--cpu: CPU tree code)",
     BH_STEP_OPTIONS, 1, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
     gpu_report, gpu_cells, gpu_destroy, &nb_step05_cpu,
-    GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY, gpu_bodies,
+    GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY, gpu_bodies, NULL, NULL, NULL,
 };

@@ -924,5 +924,5 @@ const nb_step nb_step06_multigpu = {
     "NCCL all-gathers",
     MG_STEP_OPTIONS, 1, mg_probe, mg_init, mg_accel, mg_advance, mg_download, mg_info,
     mg_report, mg_cells, mg_destroy, NULL,
-    MG_HOST_BYTES_PER_BODY, MG_DEVICE_BYTES_PER_BODY, mg_bodies,
+    MG_HOST_BYTES_PER_BODY, MG_DEVICE_BYTES_PER_BODY, mg_bodies, NULL, NULL, NULL,
 };

@@ -1,5 +1,6 @@
 /* main_step01_cpu.c -- the CUnit runner grading step01_cpu: the conformance
- * suite, and the step's code under ASan and UBSan.  The step runs in
+ * suite, the step's code under ASan and UBSan, and --precision double and
+ * mixed (the optional exercise of handouts/08_precision.md).  The step runs in
  * tests/work_step01_cpu (and its sanitized build), never in this process
  * (nb_remote.h). */
 #include "nb_grade.h"
@@ -7,8 +8,10 @@
 
 int main(int argc, char **argv)
 {
-    static const nb_remote_spec cpu = { "cpu", "step01_cpu", NB_OPT_THREADS, 0, NULL };
-    nb_conformance_register(nb_remote(WORKER, &cpu), STEP_BINARY);
+    static const nb_remote_spec cpu = { "cpu", "step01_cpu", NB_OPT_THREADS | NB_OPT_PRECISION, 0, NULL };
+    const nb_step *c = nb_remote(WORKER, &cpu);
+    nb_conformance_register(c, STEP_BINARY);
     nb_asan_register(nb_remote(WORKER_ASAN, &cpu));
+    nb_precision_register(c, STEP_BINARY);
     return nb_grade_main("step01_cpu", argc, argv);
 }

@@ -90,6 +90,8 @@ void nb_gpu_allpairs_register(const nb_step *step, const char *binary);
 void nb_asan_register(const nb_step *asan_table);
 /* suite_tuned.c: every code path of step04's tuned build (NB_TUNE). */
 void nb_tuned_register(const nb_step *step, const char *binary);
+/* suite_precision.c: --precision double and mixed (step01, the tuned build). */
+void nb_precision_register(const nb_step *step, const char *binary);
 
 /* Suites of the common runner. */
 void nb_suite_common_register(void);   /* options, RNG, IC, references, I/O */

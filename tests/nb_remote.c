@@ -163,7 +163,8 @@ static int dead(rctx *r, const char *during, const char *broke)
 static const char *op_name(uint32_t op)
 {
     static const char *const names[] = { "?", "hello", "probe", "init", "accel", "advance", "download",
-                                         "info", "report", "cells", "destroy", "an extension" };
+                                         "info", "report", "cells", "destroy", "an extension", "state64",
+                                         "accel64" };
     return op < sizeof names / sizeof *names ? names[op] : "?";
 }
 
@@ -347,6 +348,29 @@ static int r_download(void *ctx, nb_state *s)
     return rc;
 }
 
+static int r_state64(void *ctx, double *x, double *y, double *z, double *vx, double *vy, double *vz)
+{
+    rctx *r = ctx;
+    nb_wbuf b = { 0 };
+    int rc = call(r, NB_OP_STATE64, NULL, &b, max_reply(r->n));
+    double *v[6] = { x, y, z, vx, vy, vz };
+    for (int q = 0; q < 6 && !rc; q++)
+        if (nb_wget_doubles(&b, v[q], r->n)) rc = dead(r, "state64", "not N bodies in double");
+    nb_wbuf_free(&b);
+    return rc;
+}
+
+static int r_accel64(void *ctx, double *ax, double *ay, double *az)
+{
+    rctx *r = ctx;
+    nb_wbuf b = { 0 };
+    int rc = call(r, NB_OP_ACCEL64, NULL, &b, max_reply(r->n));
+    if (!rc && (nb_wget_doubles(&b, ax, r->n) || nb_wget_doubles(&b, ay, r->n) || nb_wget_doubles(&b, az, r->n)))
+        rc = dead(r, "accel64", "not N accelerations in double");
+    nb_wbuf_free(&b);
+    return rc;
+}
+
 static void r_info(void *ctx, nb_run_info *info)
 {
     rctx *r = ctx;
@@ -425,6 +449,10 @@ const nb_step *nb_remote(const char *worker, const nb_remote_spec *spec)
     s->report = r_report;
     s->cells = r_cells;
     s->destroy = r_destroy;
+    if (spec->options & NB_OPT_PRECISION) {   /* --precision double, mixed: the unrounded state */
+        s->state64 = r_state64;
+        s->accel64 = r_accel64;
+    }
     ntables++;
     return s;
 }

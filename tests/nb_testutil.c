@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <CUnit/CUnit.h>
 #include "nb_ic.h"
+#include "nb_physics.h"
 #include "nb_sandbox.h"
 #include "nb_testutil.h"
 #include "nb_verify.h"
@@ -76,6 +77,88 @@ int nb_t_float_leapfrog(nb_state *s, double eps, double dt, int steps)
     }
     free(a);
     return 0;
+}
+
+int nb_t_float_sum_errors(const nb_state *s, double eps, nb_errstats *out)
+{
+    const int64_t n = s->n;
+    float *a = malloc((size_t)(3 * n) * sizeof *a);
+    int64_t *idx = malloc((size_t)NB_REF_SAMPLES * sizeof *idx);
+    if (!a || !idx) {
+        free(a); free(idx);
+        return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    }
+    float *ax = a, *ay = a + n, *az = a + 2 * n;
+    for (int64_t i = 0; i < 3 * n; i++) a[i] = NAN;     /* only the sampled targets are read */
+    int64_t m = nb_ref_sample(n, NB_REF_SAMPLES, idx);
+    const float e2 = (float)(eps * eps);
+    #pragma omp parallel for schedule(dynamic, 4)
+    for (int64_t k = 0; k < m; k++) {
+        int64_t i = idx[k];
+        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
+        for (int64_t j = 0; j < n; j++)
+            nb_interact(s->x[i], s->y[i], s->z[i], s->x[j], s->y[j], s->z[j], s->m[j], e2, &sx, &sy, &sz);
+        ax[i] = sx; ay[i] = sy; az[i] = sz;
+    }
+    int rc = nb_accel_errors(s, eps, ax, ay, az, NB_REF_SAMPLES, out);
+    free(a);
+    free(idx);
+    return rc;
+}
+
+int nb_t_step_accel64(const nb_step *step, const nb_state *s, const nb_options *o,
+                      double **ax, double **ay, double **az)
+{
+    int64_t n = s->n;
+    *ax = malloc((size_t)n * sizeof **ax);
+    *ay = malloc((size_t)n * sizeof **ay);
+    *az = malloc((size_t)n * sizeof **az);
+    if (!*ax || !*ay || !*az) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    if (!step->accel64) return nb_fail(NB_EXIT_USAGE, "the grader knows no accel64() of %s", step->name);
+    void *ctx = NULL;
+    int rc = step->init(&ctx, s, o);
+    if (!rc) rc = step->accel64(ctx, *ax, *ay, *az);
+    if (ctx) step->destroy(ctx);
+    return rc;
+}
+
+int nb_t_step_run64(const nb_step *step, const nb_state *s, const nb_options *o, int steps,
+                    nb_state64 *d)
+{
+    int rc = nb_state64_from(d, s);
+    if (rc) return rc;
+    if (!step->state64) return nb_fail(NB_EXIT_USAGE, "the grader knows no state64() of %s", step->name);
+    void *ctx = NULL;
+    rc = step->init(&ctx, s, o);
+    if (!rc) rc = step->advance(ctx, steps, NULL);
+    if (!rc) rc = step->state64(ctx, d->x, d->y, d->z, d->vx, d->vy, d->vz);
+    if (ctx) step->destroy(ctx);
+    return rc;
+}
+
+void nb_t_planets(nb_state *s, double x0)
+{
+    static const double m[4] = { 1.0, 0.3, 0.05, 0.15 }, r[4] = { 0, 1.0, 1.8, 3.1 };
+    static const double phase[4] = { 0, 0.3, 2.4, 4.1 }, tilt[4] = { 0, 0.1, -0.25, 0.4 };
+    CU_ASSERT_FATAL(nb_state_alloc(s, 4) == 0);
+    double p[3] = { 0, 0, 0 }, mt = 0;
+    for (int i = 0; i < 4; i++) {
+        double c = cos(phase[i]), sn = sin(phase[i]), v = i ? sqrt((m[0] + m[i]) / r[i]) : 0;
+        s->m[i] = (float)m[i];
+        s->x[i] = (float)(x0 + r[i] * c);
+        s->y[i] = (float)(r[i] * sn * cos(tilt[i]));
+        s->z[i] = (float)(r[i] * sn * sin(tilt[i]));
+        s->vx[i] = (float)(-v * sn);
+        s->vy[i] = (float)(v * c * cos(tilt[i]));
+        s->vz[i] = (float)(v * c * sin(tilt[i]));
+        p[0] += m[i] * s->vx[i]; p[1] += m[i] * s->vy[i]; p[2] += m[i] * s->vz[i];
+        mt += m[i];
+    }
+    for (int i = 0; i < 4; i++) {               /* the centre of mass at rest */
+        s->vx[i] = (float)(s->vx[i] - p[0] / mt);
+        s->vy[i] = (float)(s->vy[i] - p[1] / mt);
+        s->vz[i] = (float)(s->vz[i] - p[2] / mt);
+    }
 }
 
 const char *nb_t_tmpfile(int slot, const char *suffix)

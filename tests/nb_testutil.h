@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include "nb_step.h"
 #include "nb_state.h"
+#include "nb_verify.h"
 
 /* Run argv[0] with argv (NULL-terminated) in the sandbox (nb_sandbox.h: a
  * step's program is student code), its working directory $TMPDIR (the
@@ -48,6 +49,25 @@ void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, con
  * sums in index order, Plummer softening eps): the grader's own float code,
  * to compare a step with.  0, or NB_EXIT_RUNTIME when out of memory. */
 int nb_t_float_leapfrog(nb_state *s, double eps, double dt, int steps);
+/* What one running float sum per body makes of s's accelerations (the
+ * lesson kernels of steps 02-04: for each target a float sum over j in
+ * index order of nb_interact), on the targets --check samples, against the
+ * double direct sum: the grader's own arithmetic, the yardstick of
+ * --precision mixed.  0, or NB_EXIT_RUNTIME when out of memory. */
+int nb_t_float_sum_errors(const nb_state *s, double eps, nb_errstats *out);
+/* --precision double and mixed: init + accel64 + destroy (n doubles each,
+ * malloc'ed), and init + advance(steps) + state64 + destroy into d (which
+ * gets s's masses; free it with nb_state64_free).  The step's code. */
+int nb_t_step_accel64(const nb_step *step, const nb_state *s, const nb_options *o,
+                      double **ax, double **ay, double **az);
+int nb_t_step_run64(const nb_step *step, const nb_state *s, const nb_options *o, int steps,
+                    nb_state64 *d);
+/* A small planetary system (allocates s): a central body and three
+ * satellites on near-circular, mutually inclined orbits of radii 1, 1.8 and
+ * 3.1, unequal masses (1, 0.3, 0.05, 0.15), the centre of mass at rest,
+ * moved by (x0, 0, 0).  The closest approach stays ~0.8, far above eps =
+ * 1e-3: the orbit is smooth and the softening plays no part. */
+void nb_t_planets(nb_state *s, double x0);
 /* Temporary file path under $TMPDIR (static buffer per call slot 0..3). */
 const char *nb_t_tmpfile(int slot, const char *suffix);
 

@@ -1,7 +1,7 @@
 /* nb_wire.c -- the grader-worker protocol (see nb_wire.h).  Each value in a
  * payload is one kind byte and its bytes: 's' a string (8-byte length,
  * bytes, NUL), 'i' an int64, 'd' a double, 'b' raw bytes (8-byte length),
- * 'f' floats and 'n' ints (8-byte count, elements). */
+ * 'f' floats, 'g' doubles and 'n' ints (8-byte count, elements). */
 #include "nb_wire.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -57,6 +57,12 @@ void nb_wput_raw(nb_wbuf *b, const void *p, size_t n) { put(b, p, n); }
 void nb_wput_floats(nb_wbuf *b, const float *v, int64_t n)
 {
     put_kind(b, 'f', (uint64_t)n);
+    put(b, v, (size_t)n * sizeof *v);
+}
+
+void nb_wput_doubles(nb_wbuf *b, const double *v, int64_t n)
+{
+    put_kind(b, 'g', (uint64_t)n);
     put(b, v, (size_t)n * sizeof *v);
 }
 
@@ -125,6 +131,7 @@ static int get_array(nb_wbuf *b, char kind, void *out, int64_t n, size_t size)
 
 int nb_wget_bytes(nb_wbuf *b, void *out, size_t n) { return get_array(b, 'b', out, (int64_t)n, 1); }
 int nb_wget_floats(nb_wbuf *b, float *out, int64_t n) { return get_array(b, 'f', out, n, sizeof *out); }
+int nb_wget_doubles(nb_wbuf *b, double *out, int64_t n) { return get_array(b, 'g', out, n, sizeof *out); }
 int nb_wget_ints(nb_wbuf *b, int *out, int64_t n) { return get_array(b, 'n', out, n, sizeof *out); }
 
 int64_t nb_wpeek_count(nb_wbuf *b)

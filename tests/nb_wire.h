@@ -10,7 +10,7 @@
  * rc is the step's return code (0 or an NB_EXIT_* code); a reply's payload
  * starts with the step's message (nb_errmsg(), a string) and carries the
  * data of the op after it.  Payloads are built and read with the nb_wbuf
- * functions below: strings, 64-bit integers, doubles and float arrays,
+ * functions below: strings, 64-bit integers, doubles, float and double arrays,
  * each read back with its kind checked.  Everything a worker sends is data
  * to check: the grader validates every length against what it asked for and
  * judges the values against its own references. */
@@ -33,7 +33,9 @@ enum nb_wire_op {
     NB_OP_REPORT,        /* req: -                       reply: text */
     NB_OP_CELLS,         /* req: -                       reply: count, cx, cy, cz, half */
     NB_OP_DESTROY,       /* req: -                       reply: -, then the worker exits */
-    NB_OP_EXT            /* req: name, data              reply: data (tests/worker_*.c) */
+    NB_OP_EXT,           /* req: name, data              reply: data (tests/worker_*.c) */
+    NB_OP_STATE64,       /* req: -                       reply: x, y, z, vx, vy, vz (doubles) */
+    NB_OP_ACCEL64        /* req: -                       reply: ax, ay, az (doubles) */
 };
 
 typedef struct nb_wire_hdr {
@@ -58,6 +60,7 @@ void nb_wput_bytes(nb_wbuf *b, const void *p, size_t n);
 /* Values built in another buffer, appended as they are. */
 void nb_wput_raw(nb_wbuf *b, const void *p, size_t n);
 void nb_wput_floats(nb_wbuf *b, const float *v, int64_t n);
+void nb_wput_doubles(nb_wbuf *b, const double *v, int64_t n);
 void nb_wput_ints(nb_wbuf *b, const int *v, int64_t n);
 /* Readers: the value, or 0 / "" / NULL with b->bad set.  A string is
  * NUL-terminated inside the buffer; arrays are copied into out (n
@@ -67,6 +70,7 @@ int64_t nb_wget_i64(nb_wbuf *b);
 double  nb_wget_f64(nb_wbuf *b);
 int     nb_wget_bytes(nb_wbuf *b, void *out, size_t n);
 int     nb_wget_floats(nb_wbuf *b, float *out, int64_t n);
+int     nb_wget_doubles(nb_wbuf *b, double *out, int64_t n);
 int     nb_wget_ints(nb_wbuf *b, int *out, int64_t n);
 /* The element count of the array at the read position (without reading it), -1. */
 int64_t nb_wpeek_count(nb_wbuf *b);

@@ -18,6 +18,7 @@
 #define REP 4
 
 static const nb_worker_table *table;
+static const nb_step *step;             /* the table that init ran: table's, or its precision_variant */
 static void *ctx;
 static int64_t bodies;                  /* n of the state given to init */
 static float *masses;                   /* its masses: a step's download() may leave them */
@@ -51,14 +52,17 @@ static int op_init(nb_wbuf *in)
     float *f[7] = { s.m, s.x, s.y, s.z, s.vx, s.vy, s.vz };
     for (int q = 0; q < 7; q++)
         if (nb_wget_floats(in, f[q], n)) { nb_state_free(&s); return -1; }
-    if (ctx) table->step->destroy(ctx);
+    if (ctx) step->destroy(ctx);
     ctx = NULL;
+    /* --precision double or mixed: the table nb_main() would run too */
+    step = o.precision != NB_PREC_SINGLE && table->step->precision_variant ? table->step->precision_variant
+                                                                            : table->step;
     bodies = n;
     free(masses);
     masses = malloc((size_t)(n ? n : 1) * sizeof *masses);
     if (!masses) { nb_state_free(&s); return nb_fail(NB_EXIT_RUNTIME, "worker: out of host memory"); }
     memcpy(masses, s.m, (size_t)n * sizeof *masses);
-    int rc = table->step->init(&ctx, &s, &o);
+    int rc = step->init(&ctx, &s, &o);
     nb_state_free(&s);
     return rc;
 }
@@ -70,7 +74,7 @@ static int op_accel(nb_wbuf *out)
     if (!rc && !a) rc = nb_fail(NB_EXIT_RUNTIME, "worker: out of host memory");
     if (!rc) {
         poison(a, 3 * bodies);
-        rc = table->step->accel(ctx, a, a + bodies, a + 2 * bodies);
+        rc = step->accel(ctx, a, a + bodies, a + 2 * bodies);
         for (int q = 0; q < 3 && !rc; q++) nb_wput_floats(out, a + q * bodies, bodies);
     }
     free(a);
@@ -92,7 +96,7 @@ static int op_advance(nb_wbuf *in, nb_wbuf *out)
             t[k].interactions = -1;
         }
     }
-    rc = table->step->advance(ctx, (int)steps, t);
+    rc = step->advance(ctx, (int)steps, t);
     if (!rc && t) {
         nb_wput_i64(out, steps);
         for (int64_t k = 0; k < steps; k++) {
@@ -117,9 +121,30 @@ static int op_download(nb_wbuf *out)
     float *f[7] = { s.m, s.x, s.y, s.z, s.vx, s.vy, s.vz };
     memcpy(s.m, masses, (size_t)bodies * sizeof *s.m);
     for (int q = 1; q < 7; q++) poison(f[q], bodies);
-    rc = table->step->download(ctx, &s);
+    rc = step->download(ctx, &s);
     for (int q = 0; q < 7 && !rc; q++) nb_wput_floats(out, f[q], bodies);
     nb_state_free(&s);
+    return rc;
+}
+
+/* state64 / accel64 (--precision double, mixed): n doubles per array,
+ * poisoned first; a table without them answers NB_EXIT_USAGE. */
+static int op_wide(int accel, nb_wbuf *out)
+{
+    int rc = need_ctx();
+    if (rc) return rc;
+    const nb_step *st = step;
+    if (!(accel ? st->accel64 != NULL : st->state64 != NULL))
+        return nb_fail(NB_EXIT_USAGE, "worker: the step has no %s()", accel ? "accel64" : "state64");
+    int k = accel ? 3 : 6;
+    double *v = malloc((size_t)(k * bodies > 0 ? k * bodies : 1) * sizeof *v);
+    if (!v) return nb_fail(NB_EXIT_RUNTIME, "worker: out of host memory");
+    for (int64_t i = 0; i < k * bodies; i++) v[i] = NAN;
+    double *p[6];
+    for (int q = 0; q < 6; q++) p[q] = v + (q % k) * bodies;
+    rc = accel ? st->accel64(ctx, p[0], p[1], p[2]) : st->state64(ctx, p[0], p[1], p[2], p[3], p[4], p[5]);
+    for (int q = 0; q < k && !rc; q++) nb_wput_doubles(out, p[q], bodies);
+    free(v);
     return rc;
 }
 
@@ -131,7 +156,7 @@ static int op_report(nb_wbuf *out)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return nb_fail(NB_EXIT_RUNTIME, "worker: out of host memory");
-    if (table->step->report) table->step->report(ctx, f);
+    if (step->report) step->report(ctx, f);
     fclose(f);
     nb_wput_str(out, text ? text : "");
     free(text);
@@ -142,9 +167,9 @@ static int op_cells(nb_wbuf *out)
 {
     int rc = need_ctx();
     if (rc) return rc;
-    if (!table->step->cells) return nb_fail(NB_EXIT_USAGE, "worker: the step has no cells()");
+    if (!step->cells) return nb_fail(NB_EXIT_USAGE, "worker: the step has no cells()");
     nb_cells c;
-    if ((rc = table->step->cells(ctx, &c))) return rc;
+    if ((rc = step->cells(ctx, &c))) return rc;
     nb_wput_i64(out, c.count);
     const float *f[4] = { c.cx, c.cy, c.cz, c.half };
     for (int q = 0; q < 4; q++) nb_wput_floats(out, f[q], c.count);
@@ -190,17 +215,19 @@ static int serve(const nb_wire_hdr *h, nb_wbuf *in, nb_wbuf *out)
         int rc = need_ctx();
         nb_run_info info;
         memset(&info, 0, sizeof info);
-        if (!rc && table->step->info) table->step->info(ctx, &info);
+        if (!rc && step->info) step->info(ctx, &info);
         if (!rc) nb_wput_bytes(out, &info, sizeof info);
         return rc;
     }
     case NB_OP_REPORT: return op_report(out);
     case NB_OP_CELLS: return op_cells(out);
     case NB_OP_DESTROY:
-        if (ctx) table->step->destroy(ctx);
+        if (ctx) step->destroy(ctx);
         ctx = NULL;
         return 0;
     case NB_OP_EXT: return op_ext(in, out);
+    case NB_OP_STATE64: return op_wide(0, out);
+    case NB_OP_ACCEL64: return op_wide(1, out);
     default: return nb_fail(NB_EXIT_USAGE, "worker: unknown request %u", h->op);
     }
 }

@@ -794,6 +794,52 @@ static void t_error_stats(void)
     nb_state_free(&s);
 }
 
+/* The references on a double state (--precision double and mixed) are the
+ * float ones on a float state: the same loops (the accelerations to the
+ * last bit; the energy, whose threads add in any order, to 1e-13); the double
+ * leapfrog keeps what rounding to float throws away; the tolerances per
+ * precision: double max <= 1e-10 at every N, mixed single's. */
+static void t_ref_double_state(void)
+{
+    nb_state s;
+    nb_state64 d;
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 777, 5, &s) == 0);
+    CU_ASSERT_FATAL(nb_state64_from(&d, &s) == 0);
+    int64_t idx[777];
+    int64_t m = nb_ref_sample(777, 1024, idx);
+    double a32[3][777], a64[3][777];
+    nb_ref_accel(&s, 0.01, idx, m, a32[0], a32[1], a32[2]);
+    nb_ref_accel64(&d, 0.01, idx, m, a64[0], a64[1], a64[2]);
+    NB_ASSERT(!memcmp(a32, a64, sizeof a32), "nb_ref_accel64 on the widened state differs from nb_ref_accel");
+    double e32 = nb_energy(&s, 0.01, NULL, NULL), e64 = nb_energy64(&d, 0.01, NULL, NULL);
+    NB_ASSERT(fabs(e32 - e64) <= 1e-13 * fabs(e32),       /* its threads add in any order */
+              "nb_energy64 on the widened state: %.17g, nb_energy: %.17g", e64, e32);
+    nb_errstats e;
+    NB_ASSERT_FATAL(nb_accel_errors64(&d, 0.01, a64[0], a64[1], a64[2], 1024, &e) == 0, "errors64");
+    NB_ASSERT(e.count == 777 && e.max == 0, "the reference against itself: %lld bodies, max %.3g",
+              (long long)e.count, e.max);
+    a64[1][40] *= 1.0 + 1e-9;                    /* a float-sized slip fails double's bound */
+    NB_ASSERT_FATAL(nb_accel_errors64(&d, 0.01, a64[0], a64[1], a64[2], 1024, &e) == 0, "errors64");
+    nb_tolerance td = nb_tolerance_for_precision(0, 0, 4194304, NB_PREC_DOUBLE);
+    NB_ASSERT(td.max == 1e-10 && !nb_within_tolerance(&e, &td), "double: max %.3g passed %.3g", e.max, td.max);
+    nb_tolerance tm = nb_tolerance_for_precision(0, 0, 4194304, NB_PREC_MIXED), ts = nb_tolerance_for_n(0, 0, 4194304);
+    NB_ASSERT(tm.median == ts.median && tm.p99 == ts.p99 && tm.max == ts.max, "mixed: not single's bounds");
+    /* one step: the double leapfrog on the double state, then rounded, is nb_ref_leapfrog */
+    nb_state r;
+    CU_ASSERT_FATAL(nb_state_copy(&r, &s) == 0);
+    CU_ASSERT_FATAL(nb_ref_leapfrog(&r, 0.01, 1e-3, 3) == 0 && nb_ref_leapfrog64(&d, 0.01, 1e-3, 3) == 0);
+    int64_t same = 0, kept = 0;
+    for (int64_t i = 0; i < 777; i++) {
+        same += r.x[i] == (float)d.x[i] && r.vz[i] == (float)d.vz[i];
+        kept += d.x[i] != (double)(float)d.x[i];
+    }
+    NB_ASSERT(same == 777 && kept > 700, "leapfrog64: %lld of 777 round to nb_ref_leapfrog's floats, %lld keep "
+              "bits float has not", (long long)same, (long long)kept);
+    nb_state64_free(&d);
+    nb_state_free(&r);
+    nb_state_free(&s);
+}
+
 static const nb_test common_tests[] = {
     { "ref_two_body_hand_computed", t_ref_two_body, 2 },
     { "ref_three_body_hand_computed", t_ref_three_body, 2 },
@@ -814,6 +860,7 @@ static const nb_test common_tests[] = {
     { "fuzz_regressions_replay", t_fuzz_replay, 1 },
     { "statistics_and_bench_summary", t_statistics, 1 },
     { "error_stats_and_tolerance", t_error_stats, 2 },
+    { "references_on_a_double_state", t_ref_double_state, 1 },
     { "error_where_the_pulls_cancel", t_error_cancelling_pulls, 1 },
     { "env_hooks_decimal_integers_only", t_env_hooks, 1 },
     NB_TEST_END

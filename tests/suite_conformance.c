@@ -354,36 +354,6 @@ static void state_diff(const nb_state *a, const nb_state *b, double *ex, double 
     }
 }
 
-/* A small planetary system: a central body and three satellites on
- * near-circular, mutually inclined orbits of radii 1, 1.8 and 3.1, unequal
- * masses (1, 0.3, 0.05, 0.15), the centre of mass at rest.  The closest
- * approach stays ~0.8, far above eps = 1e-3: the orbit is smooth and the
- * softening plays no part. */
-static void planets(nb_state *s)
-{
-    static const double m[4] = { 1.0, 0.3, 0.05, 0.15 }, r[4] = { 0, 1.0, 1.8, 3.1 };
-    static const double phase[4] = { 0, 0.3, 2.4, 4.1 }, tilt[4] = { 0, 0.1, -0.25, 0.4 };
-    CU_ASSERT_FATAL(nb_state_alloc(s, 4) == 0);
-    double p[3] = { 0, 0, 0 }, mt = 0;
-    for (int i = 0; i < 4; i++) {
-        double c = cos(phase[i]), sn = sin(phase[i]), v = i ? sqrt((m[0] + m[i]) / r[i]) : 0;
-        s->m[i] = (float)m[i];
-        s->x[i] = (float)(r[i] * c);
-        s->y[i] = (float)(r[i] * sn * cos(tilt[i]));
-        s->z[i] = (float)(r[i] * sn * sin(tilt[i]));
-        s->vx[i] = (float)(-v * sn);
-        s->vy[i] = (float)(v * c * cos(tilt[i]));
-        s->vz[i] = (float)(v * c * sin(tilt[i]));
-        p[0] += m[i] * s->vx[i]; p[1] += m[i] * s->vy[i]; p[2] += m[i] * s->vz[i];
-        mt += m[i];
-    }
-    for (int i = 0; i < 4; i++) {               /* the centre of mass at rest */
-        s->vx[i] = (float)(s->vx[i] - p[0] / mt);
-        s->vy[i] = (float)(s->vy[i] - p[1] / mt);
-        s->vz[i] = (float)(s->vz[i] - p[2] / mt);
-    }
-}
-
 /* Leapfrog is second order: integrated to T = 4 with dt = 0.2, 0.1, 0.05,
  * the error against the reference falls 4x per halving of dt.  Reference:
  * nb_ref_leapfrog (double) with dt/256, whose own error is 65536x smaller
@@ -403,7 +373,7 @@ static void planets(nb_state *s)
 static void t_order_of_accuracy(void)
 {
     nb_state s0, ref;
-    planets(&s0);
+    nb_t_planets(&s0, 0.0);
     nb_options o = direct_opts(4);
     o.eps = 1e-3;
     CU_ASSERT_FATAL(nb_state_copy(&ref, &s0) == 0);
@@ -782,6 +752,17 @@ static void t_bad_options(void)
     if (!(S->options & NB_OPT_THREADS)) BAD("--threads", "2");
     if (!(S->options & NB_OPT_BLOCK)) BAD("--block", "128");
     if (!(S->options & NB_OPT_CPU)) BAD("--cpu");
+    if (!(S->options & NB_OPT_PRECISION)) {
+        BAD("--precision", "single");
+        BAD("--precision", "double");
+    } else {
+        BAD("--precision", "quad");
+        BAD("--precision", "Double");
+        BAD("--precision", "");
+        BAD("--precision", " mixed");
+        BAD("--precision=double,");
+        BAD("--precision");
+    }
     if (!(S->options & NB_OPT_GPUS)) BAD("--gpus", "2");
     else {
         BAD("--gpus", "0");
@@ -1338,8 +1319,8 @@ static void t_no_device(void)
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
         int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
         /* 4: the student kit's blanked step, which stops before it would need a device */
-        NB_ASSERT(rc == 0 || rc == NB_EXIT_TODO, "CPU step, NB_FAKE_NO_DEVICE set: exit %d, expected 0: "
-                  "%.120s", rc, err);
+        NB_ASSERT(rc == 0 || (rc == NB_EXIT_TODO && nb_t_count_lines(err) == 1),
+                  "CPU step, NB_FAKE_NO_DEVICE set: exit %d, expected 0: %.120s", rc, err);
         unsetenv("NB_FAKE_NO_DEVICE");
         return;
     }

@@ -21,13 +21,18 @@
  *    (they change where the arithmetic runs, not the arithmetic);
  *  - compute-sanitizer memcheck clean at N = 333; racecheck and synccheck
  *    too on the newton paths (warps hand shared memory to each other);
- *  - a malformed NB_TUNE: exit 2 with one line. */
+ *  - a malformed NB_TUNE: exit 2 with one line.
+ * --precision double and mixed (tuned_kernels.cuh, compiled once per
+ * precision): every path's accelerations as the step holds them (accel64)
+ * within that precision's tolerance at N = 1, 33, 1000, 4097; the same bits
+ * twice and fused or not; memcheck on a path of each kernel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nb_grade.h"
 #include "nb_ic.h"
 #include "nb_testutil.h"
+#include "nb_verify.h"
 
 static const nb_step *S;
 static const char *BIN;
@@ -60,17 +65,67 @@ static void t_every_path_accel(void)
     unsetenv("NB_TUNE");
 }
 
-/* 5 steps of state s0 with NB_TUNE=tune, into s (a copy). */
-static int run5(const char *tune, const nb_state *s0, nb_state *s)
+/* --precision p: every path's accelerations (accel64, unrounded) within
+ * p's tolerance; poisoned buffers, unequal masses */
+static void wide_paths_accel(int p)
+{
+    const int64_t ns[] = { 1, 33, 1000, 4097 };
+    for (size_t k = 0; k < NTUNINGS; k++) {
+        setenv("NB_TUNE", TUNINGS[k], 1);
+        for (size_t q = 0; q < sizeof ns / sizeof *ns; q++) {
+            nb_state s;
+            nb_options o;
+            nb_options_default(&o);
+            o.n = ns[q];
+            o.poison = 1;
+            o.precision = p;
+            CU_ASSERT_FATAL(nb_ic_generate("plummer", ns[q], 700 + 10 * k + q, &s) == 0);
+            nb_t_unequal_masses(&s, 701 + 10 * k + q);
+            double *ax = NULL, *ay = NULL, *az = NULL;
+            int rc = nb_t_step_accel64(S, &s, &o, &ax, &ay, &az);
+            NB_ASSERT(rc == 0, "--precision %s NB_TUNE=%s N=%lld: exit code %d: %.120s", nb_precision_name(p),
+                      TUNINGS[k], (long long)ns[q], rc, rc ? nb_errmsg() : "");
+            if (!rc) {
+                nb_state64 d;
+                nb_errstats e;
+                CU_ASSERT_FATAL(nb_state64_from(&d, &s) == 0);
+                CU_ASSERT_FATAL(nb_accel_errors64(&d, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
+                nb_state64_free(&d);
+                nb_tolerance tol = nb_tolerance_for_precision(0, 0, ns[q], p);
+                if (!nb_within_tolerance(&e, &tol) || ns[q] == 4097)
+                    printf("       --precision %s NB_TUNE=%s N=%lld: median %.3g p99 %.3g max %.3g\n",
+                           nb_precision_name(p), TUNINGS[k], (long long)ns[q], e.median, e.p99, e.max);
+                NB_ASSERT(nb_within_tolerance(&e, &tol), "--precision %s NB_TUNE=%s N=%lld: median %.3g p99 %.3g "
+                          "max %.3g, %lld non-finite; bounds max %.3g", nb_precision_name(p), TUNINGS[k],
+                          (long long)ns[q], e.median, e.p99, e.max, (long long)e.nonfinite, tol.max);
+            }
+            free(ax); free(ay); free(az);
+            nb_state_free(&s);
+        }
+    }
+    unsetenv("NB_TUNE");
+}
+
+static void t_double_paths_accel(void) { wide_paths_accel(NB_PREC_DOUBLE); }
+static void t_mixed_paths_accel(void) { wide_paths_accel(NB_PREC_MIXED); }
+
+/* 5 steps of state s0 with NB_TUNE=tune in precision p, into s (a copy). */
+static int run5p(const char *tune, int p, const nb_state *s0, nb_state *s)
 {
     nb_options o;
     nb_options_default(&o);
     o.n = s0->n;
+    o.precision = p;
     setenv("NB_TUNE", tune, 1);
     int rc = nb_state_copy(s, s0);
     if (!rc) rc = nb_t_step_run(S, s, &o, 5);
     unsetenv("NB_TUNE");
     return rc;
+}
+
+static int run5(const char *tune, const nb_state *s0, nb_state *s)
+{
+    return run5p(tune, NB_PREC_SINGLE, s0, s);
 }
 
 static int same_bits(const nb_state *a, const nb_state *b)
@@ -115,35 +170,86 @@ static void t_every_path_same_bits(void)
     nb_state_free(&s0);
 }
 
-/* compute-sanitizer --tool tool on the paths TUNINGS[first..]: exit 0
- * (9: the sanitizer reported errors). */
-static void sanitize_paths(const char *tool, size_t first, const char *n, const char *steps)
+/* compute-sanitizer --tool tool on the program with NB_TUNE=tune (and
+ * --precision precision, NULL: the default): exit 0 (9: the sanitizer
+ * reported errors). */
+static void sanitize_one(const char *tool, const char *tune, const char *n, const char *steps,
+                         const char *precision)
 {
     static char sout[1 << 16], serr[1 << 14];
     const char *cs = nb_t_sanitizer_path();
     NB_ASSERT_FATAL(cs != NULL, "compute-sanitizer not found (it comes with the CUDA toolkit: "
                     "put its bin/ on PATH)");
-    for (size_t k = first; k < NTUNINGS; k++) {
-        char *argv[] = { (char *)cs, "--tool", (char *)tool, "--error-exitcode", "9", (char *)BIN,
-                         "-n", (char *)n, "-s", (char *)steps, "--check", NULL };
-        setenv("NB_TUNE", TUNINGS[k], 1);
-        int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 100);
-        unsetenv("NB_TUNE");
-        const char *sum = strstr(sout, "ERROR SUMMARY");
-        printf("       NB_TUNE=%s %s: exit %d, %.*s\n", TUNINGS[k], tool, rc,
-               sum ? (int)strcspn(sum, "\n") : 10, sum ? sum : "no summary");
-        if (rc) printf("%.2000s%.1000s", sout, serr);
-        NB_ASSERT(rc == 0, "NB_TUNE=%s compute-sanitizer --tool %s -n %s -s %s --check: exit %d (9: "
-                  "sanitizer errors), expected 0: %.110s", TUNINGS[k], tool, n, steps, rc, serr);
-    }
+    char *argv[] = { (char *)cs, "--tool", (char *)tool, "--error-exitcode", "9", (char *)BIN,
+                     "-n", (char *)n, "-s", (char *)steps, "--check", precision ? "--precision" : NULL,
+                     (char *)precision, NULL };
+    setenv("NB_TUNE", tune, 1);
+    int rc = nb_t_run(argv, sout, sizeof sout, serr, sizeof serr, 100);
+    unsetenv("NB_TUNE");
+    const char *sum = strstr(sout, "ERROR SUMMARY");
+    printf("       NB_TUNE=%s%s%s %s: exit %d, %.*s\n", tune, precision ? " --precision " : "",
+           precision ? precision : "", tool, rc, sum ? (int)strcspn(sum, "\n") : 10, sum ? sum : "no summary");
+    if (rc) printf("%.2000s%.1000s", sout, serr);
+    NB_ASSERT(rc == 0, "NB_TUNE=%s%s%s compute-sanitizer --tool %s -n %s -s %s --check: exit %d (9: "
+              "sanitizer errors), expected 0: %.110s", tune, precision ? " --precision " : "",
+              precision ? precision : "", tool, n, steps, rc, serr);
 }
 
-static void t_every_path_memcheck(void) { sanitize_paths("memcheck", 0, "333", "2"); }
+/* compute-sanitizer --tool tool on the paths TUNINGS[first..] */
+static void sanitize_paths(const char *tool, size_t first, const char *n, const char *steps, const char *precision)
+{
+    for (size_t k = first; k < NTUNINGS; k++) sanitize_one(tool, TUNINGS[k], n, steps, precision);
+}
+
+static void t_every_path_memcheck(void) { sanitize_paths("memcheck", 0, "333", "2", NULL); }
 
 /* The each-pair-once kernel hands 32-body subsets from warp to warp through
  * shared memory: racecheck and synccheck on its paths, several tiles. */
-static void t_newton_racecheck(void) { sanitize_paths("racecheck", NEWTON_FIRST, "700", "1"); }
-static void t_newton_synccheck(void) { sanitize_paths("synccheck", NEWTON_FIRST, "700", "1"); }
+static void t_newton_racecheck(void) { sanitize_paths("racecheck", NEWTON_FIRST, "700", "1", NULL); }
+static void t_newton_synccheck(void) { sanitize_paths("synccheck", NEWTON_FIRST, "700", "1", NULL); }
+
+/* double and mixed: the same bits twice, and fused or not, on a path of
+ * each kernel; memcheck (and racecheck on the pairs) on those paths */
+static const char *const WIDE_TUNINGS[] = {
+    "warp=1,r=2,block=128", "warp=0,r=2,slices=7,block=96", "newton=1,r=2,block=64,tiles=2",
+};
+#define NWIDE (sizeof WIDE_TUNINGS / sizeof *WIDE_TUNINGS)
+
+static void t_wide_same_bits(void)
+{
+    nb_state s0, a, b;
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", 1000, 611, &s0) == 0);
+    nb_t_unequal_masses(&s0, 612);
+    for (int p = NB_PREC_DOUBLE; p <= NB_PREC_MIXED; p++)
+        for (size_t k = 0; k < NWIDE; k++) {
+            char sep[160];
+            snprintf(sep, sizeof sep, "%s,fuse=0,graph=0", WIDE_TUNINGS[k]);
+            int rc = run5p(WIDE_TUNINGS[k], p, &s0, &a);
+            if (!rc) rc = run5p(WIDE_TUNINGS[k], p, &s0, &b);
+            NB_ASSERT(rc == 0, "--precision %s NB_TUNE=%s: exit code %d: %.120s", nb_precision_name(p),
+                      WIDE_TUNINGS[k], rc, rc ? nb_errmsg() : "");
+            if (!rc) NB_ASSERT(same_bits(&a, &b), "--precision %s NB_TUNE=%s: two runs of the same input differ "
+                               "after 5 steps", nb_precision_name(p), WIDE_TUNINGS[k]);
+            nb_state_free(&b);
+            if (!rc) rc = run5p(sep, p, &s0, &b);
+            if (!rc) NB_ASSERT(same_bits(&a, &b), "--precision %s NB_TUNE=%s: fused and separate kicks differ "
+                               "after 5 steps", nb_precision_name(p), WIDE_TUNINGS[k]);
+            nb_state_free(&a); nb_state_free(&b);
+        }
+    nb_state_free(&s0);
+}
+
+static void wide_sanitize(const char *tool, const char *n)
+{
+    for (size_t k = 0; k < NWIDE; k++) {
+        if (!strcmp(tool, "racecheck") && strncmp(WIDE_TUNINGS[k], "newton", 6)) continue;
+        sanitize_one(tool, WIDE_TUNINGS[k], n, "1", "double");
+        sanitize_one(tool, WIDE_TUNINGS[k], n, "1", "mixed");
+    }
+}
+
+static void t_wide_memcheck(void) { wide_sanitize("memcheck", "333"); }
+static void t_wide_racecheck(void) { wide_sanitize("racecheck", "700"); }
 
 static void t_bad_tune(void)
 {
@@ -170,6 +276,11 @@ static const nb_test tuned_tests[] = {
     { "newton_paths_compute_sanitizer_racecheck", t_newton_racecheck, 1 },
     { "newton_paths_compute_sanitizer_synccheck", t_newton_synccheck, 1 },
     { "malformed_nb_tune_exit_2", t_bad_tune, 1 },
+    { "double_every_path_accel_n1_33_1000_4097", t_double_paths_accel, 2 },
+    { "mixed_every_path_accel_n1_33_1000_4097", t_mixed_paths_accel, 2 },
+    { "double_mixed_bit_identical_fused_or_not", t_wide_same_bits, 2 },
+    { "double_mixed_compute_sanitizer_memcheck", t_wide_memcheck, 1 },
+    { "double_mixed_newton_compute_sanitizer_racecheck", t_wide_racecheck, 1 },
     NB_TEST_END
 };
 
