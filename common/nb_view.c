@@ -658,7 +658,7 @@ static int loop(view *v)
         double since = now_ms() - v->last_end;
         double budget = v->srv && !v->win ? NB_SERVE_BUDGET : NB_VIEW_BUDGET;
         double gap = v->paused || v->finished ? 1000.0 / 60
-                   : fmin(NB_VIEW_SLOWEST_MS, fmax(1000.0 / 60, v->cost_avg * (1.0 / budget - 1.0)));
+                   : fmin(NB_VIEW_SLOWEST_MS, fmax(1000.0 / 60, v->cost_avg / budget));
         int looking = v->win || !v->srv || v->watchers > 0 || v->tok;
         if (v->shot_req || (v->dirty && looking && since >= gap)) {
             if ((rc = draw(v)))

@@ -17,13 +17,15 @@
  * colour mode, tree depth.
  *
  * Decoupled: while the simulation runs, a frame is drawn when the time
- * since the last one is at least 1/60 s and at least (1/NB_VIEW_BUDGET - 1)
+ * since the last one is at least 1/60 s and at least 1/NB_VIEW_BUDGET
  * times what a frame costs (feeding, drawing, presenting, measured on the
  * wall clock: a running mean without the first frame), so that drawing
- * takes at most NB_VIEW_BUDGET of the run, and a step waits at most one
- * frame.  Frames that cost more than NB_VIEW_SLOWEST_MS * NB_VIEW_BUDGET
- * (software GL) still come every NB_VIEW_SLOWEST_MS: then the view takes
- * more than NB_VIEW_BUDGET, and the report says how much.
+ * adds at most NB_VIEW_BUDGET to the simulation's time, and a step waits at
+ * most one frame.  The budget is 4% for a 5% target: the frame's wall clock
+ * does not see all of its cost (the GPU's work for a frame can finish
+ * during the next step).  Frames that cost more than NB_VIEW_SLOWEST_MS *
+ * NB_VIEW_BUDGET (software GL) still come every NB_VIEW_SLOWEST_MS: then
+ * the view takes more than NB_VIEW_BUDGET, and the report says how much.
  *
  * Test hooks (environment):
  *   NB_VIEW_EVENTS="space . . s q"  input events, one per turn of the loop,
@@ -50,7 +52,7 @@
 extern "C" {
 #endif
 
-#define NB_VIEW_BUDGET 0.05
+#define NB_VIEW_BUDGET 0.04
 #define NB_VIEW_SLOWEST_MS 250.0
 #define NB_VIEW_ENERGY_MAX_N 8192
 #define NB_VIEW_KEYS_HELP \
