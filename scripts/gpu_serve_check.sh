@@ -49,7 +49,16 @@ for pkg in libglvnd0:libGLdispatch.so.0 libegl1:libEGL.so.1 libopengl0:libOpenGL
            libwslay1:libwslay.so.1 libnettle8:libnettle.so.8 libturbojpeg0:libturbojpeg.so.0; do
   name=${pkg%%:*} lib=${pkg#*:}
   deb=$(ls .carry/gl/${name}_*.deb .carry/serve/${name}_*.deb 2>/dev/null | head -1)
-  if ldconfig -p | grep -q "$lib "; then say "system has $lib"
+  if ldconfig -p | grep -q "$lib "; then
+    # link against the system's: a carried older copy in /tmp/gl would be
+    # found first, and the system's libraries built on the newer one (the
+    # system's gnutls on Ubuntu 24.04 needs nettle 3.9) fail to link
+    sys=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
+    dir=/tmp/gl/usr/lib/x86_64-linux-gnu
+    if [ -e "$dir/$lib" ] && [ -n "$sys" ]; then
+      rm -f "$dir/$lib" "$dir/$lib".*; ln -sf "$sys" "$dir/${lib%%.so*}.so"
+      say "system has $lib: linking against it ($sys), not the carried one"
+    else say "system has $lib"; fi
   elif [ -n "$deb" ]; then dpkg -x "$deb" / && say "unpacked $name into / ($lib)"
   else say "MISSING $lib and no .deb for it"; fi
 done
