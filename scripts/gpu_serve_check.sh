@@ -72,7 +72,7 @@ if ! make -j"$(nproc)" ARCH=sm_90 GL_PREFIX=/tmp/gl/usr > "$OUT/build.log" 2>&1;
   tail -30 "$OUT/build.log" | tee -a "$log"; say "BUILD FAILED"; exit 3
 fi
 grep '^make: ' "$OUT/build.log" | tee -a "$log"
-grep -q 'is left out' "$OUT/build.log" && { say "the GL view or --serve was left out: see above"; exit 3; }
+grep -qE 'the GL view .*is left out|--serve .*is left out' "$OUT/build.log" && { say "the GL view or --serve was left out: see above"; exit 3; }
 ldd step05_barneshut/nbody | grep -E 'EGL|OpenGL|microhttpd|wslay|nettle|turbojpeg' | tee -a "$log"
 P=step05_barneshut/nbody
 
