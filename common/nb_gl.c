@@ -4,17 +4,12 @@
  * functions (GL_GLEXT_PROTOTYPES with <GL/glcorearb.h>), for an EGL context
  * (nb_egl.c) and a GLFW/GLX one (nb_view.c) alike.
  *
- * Images: the sprites add up in a 32-bit float texture (a 16-bit float
- * loses a lone light body next to a million others): one channel, the
- * mass, in the density mode (the frames' and the view's default), RGBA in
- * the mass and speed modes, which add a colour too.  The one-channel image
- * is the same sum (the same floats added in the same order) at a quarter
- * of the blending bytes; NB_GL_ACC_RGBA=1 in the environment keeps the
- * RGBA image in every mode, to compare the two (scripts/gpu_view_check.sh).
- * The tree's edges go into an 8-bit mask, and the resolve pass writes the
- * 8-bit colour image: the window's back buffer, or the renderer's own
+ * Images: the sprites add up in a 32-bit float RGBA texture (a 16-bit
+ * float loses a lone light body next to a million others), the tree's
+ * edges go into an 8-bit mask, and the resolve pass writes the 8-bit
+ * colour image: the window's back buffer, or the renderer's own
  * framebuffer for frames.  All are sized on the first draw at w x h and
- * again when w or h (or the accumulation's format) changes.
+ * again when w or h changes.
  *
  * The colour maps are lookup textures filled from nb_render_colour(), so
  * the density colours are the CPU splatter's and the legend's exactly. */
@@ -37,8 +32,6 @@ struct nb_gl {
     GLuint  lut_density, lut_attr;
     GLuint  tex_acc, tex_mask, fbo_acc, fbo_mask, rbo_out, fbo_out;
     int     w, h, out_w, out_h;
-    GLenum  acc_fmt;                /* GL_R32F (density) or GL_RGBA32F */
-    int     acc_rgba;               /* NB_GL_ACC_RGBA: RGBA in every mode */
     float  *stage;                  /* host upload: 4 floats + 1 a body, or cells */
     size_t  stage_len;
     nb_annot annot;
@@ -84,7 +77,6 @@ static const char *fs_points =
     "flat in int v_level;\n"
     "flat in float v_size;\n"
     "uniform sampler2D u_lut;\n"
-    "uniform int u_mode;\n"
     "out vec4 o;\n"
     "void main() {\n"
     "  float f = 1.0;\n"                         /* a 1-pixel sprite: its whole mass */
@@ -95,9 +87,7 @@ static const char *fs_points =
     "    f = (1.0 - r2) * (1.0 - r2);\n"
     "  }\n"
     "  float w = v_m * f;\n"
-    /* density: the mass alone, in the first channel (a one-channel image) */
-    "  if (u_mode == 0) o = vec4(w, 0.0, 0.0, 0.0);\n"
-    "  else o = vec4(texelFetch(u_lut, ivec2(v_level, 0), 0).rgb * w, w);\n"
+    "  o = vec4(texelFetch(u_lut, ivec2(v_level, 0), 0).rgb * w, w);\n"
     "}\n";
 
 static const char *vs_tree =
@@ -144,10 +134,9 @@ static const char *fs_resolve =
     "void main() {\n"
     "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
     "  vec4 a = texelFetch(u_acc, p, 0);\n"
-    "  float m = u_mode == 0 ? a.r : a.a;\n"      /* the summed mass (see fs_points) */
     "  vec3 c = vec3(0.0);\n"
-    "  if (m > 0.0) {\n"
-    "    float lv = floor((log2(m) * 0.30102999566 - u_log.x) * 255.0 / (u_log.y - u_log.x) + 0.5);\n"
+    "  if (a.a > 0.0) {\n"
+    "    float lv = floor((log2(a.a) * 0.30102999566 - u_log.x) * 255.0 / (u_log.y - u_log.x) + 0.5);\n"
     "    lv = clamp(lv, 1.0, 255.0);\n"
     "    if (u_mode == 0) c = texelFetch(u_lut, ivec2(int(lv), 0), 0).rgb;\n"
     "    else c = a.rgb / a.a * (0.4 + 0.6 * lv / 255.0);\n"
@@ -265,8 +254,6 @@ int nb_gl_create(nb_gl **out, int64_t n)
         return nb_fail(NB_EXIT_RUNTIME, "out of memory for the renderer");
     g->n = n;
     g->last_ms = -1;
-    const char *rgba = getenv("NB_GL_ACC_RGBA");
-    g->acc_rgba = rgba && *rgba && strcmp(rgba, "0") != 0;
     g->prog_points = program(vs_points, fs_points, "points");
     g->prog_tree = g->prog_points ? program(vs_tree, fs_one, "tree") : 0;
     g->prog_resolve = g->prog_tree ? program(vs_full, fs_resolve, "resolve") : 0;
@@ -471,11 +458,10 @@ int nb_gl_cells_host(nb_gl *g, const nb_cells *c, int depth)
 
 /* ---- drawing --------------------------------------------------------------- */
 
-/* Images of w x h for the passes (and the frame's own when offscreen); the
- * sprites' image in format fmt. */
-static int targets(nb_gl *g, int w, int h, int offscreen, GLenum fmt)
+/* Images of w x h for the passes (and the frame's own when offscreen). */
+static int targets(nb_gl *g, int w, int h, int offscreen)
 {
-    if (g->w != w || g->h != h || g->acc_fmt != fmt) {
+    if (g->w != w || g->h != h) {
         if (!g->tex_acc) {
             glGenTextures(1, &g->tex_acc);
             glGenTextures(1, &g->tex_mask);
@@ -483,7 +469,7 @@ static int targets(nb_gl *g, int w, int h, int offscreen, GLenum fmt)
             glGenFramebuffers(1, &g->fbo_mask);
         }
         glBindTexture(GL_TEXTURE_2D, g->tex_acc);
-        glTexImage2D(GL_TEXTURE_2D, 0, (GLint)fmt, w, h, 0, fmt == GL_R32F ? GL_RED : GL_RGBA, GL_FLOAT, NULL);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, w, h, 0, GL_RGBA, GL_FLOAT, NULL);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         glBindTexture(GL_TEXTURE_2D, g->tex_mask);
@@ -500,7 +486,6 @@ static int targets(nb_gl *g, int w, int h, int offscreen, GLenum fmt)
             return nb_fail(NB_EXIT_RUNTIME, "OpenGL: cannot render into a %dx%d mask", w, h);
         g->w = w;
         g->h = h;
-        g->acc_fmt = fmt;
     }
     if (offscreen && (g->out_w != w || g->out_h != h)) {
         if (!g->fbo_out) {
@@ -548,8 +533,7 @@ static void mvp_of(const nb_gl_camera *c, int w, int h, float m[16])
 
 int nb_gl_draw(nb_gl *g, int target, int w, int h, const nb_gl_scene *sc)
 {
-    GLenum fmt = sc->mode == NB_COLOUR_DENSITY && !g->acc_rgba ? GL_R32F : GL_RGBA32F;
-    int rc = targets(g, w, h, target == NB_GL_OFFSCREEN, fmt);
+    int rc = targets(g, w, h, target == NB_GL_OFFSCREEN);
     if (rc)
         return rc;
     int q = g->qnext;

@@ -5,7 +5,7 @@
  * What it draws, in three passes over a w x h image:
  *  1. the bodies as point sprites, additively blended into a float image:
  *     each adds (colour * w, w) with w its mass times the sprite's profile
- *     (1 at the centre); in the density mode, w alone (one channel).  A body of the lightest mass is a 1-pixel sprite,
+ *     (1 at the centre).  A body of the lightest mass is a 1-pixel sprite,
  *     each decade heavier 2 pixels wider (at most 9).
  *  2. the tree's cells as the 12 edges of their cubes (instanced lines)
  *     into a mask, culled where narrower than 3 pixels;

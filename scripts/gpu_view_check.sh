@@ -32,11 +32,9 @@
 #    B4 a frame with the tree overlay to depth 6
 #    B1 and B3 also as a slope (runs of two lengths: the cost per step
 #    without the one-time start: context, renderer, first frame), with the
-#    report's split of the frames' time ("view time", "frames time"); B1-B4
-#    also with NB_GL_ACC_RGBA=1 (the sprites summed in RGBA32F in every
-#    mode, as before the one-channel image: "before" vs "after" in one run),
-#    and B2 at fewer bodies and fewer pixels (does a draw's time follow the
-#    bodies or the pixels?).
+#    report's split of the frames' time ("view time", "frames time"), and
+#    B2 at fewer bodies, fewer pixels and without a dense core (does a
+#    draw's time follow the bodies, the pixels or the overlap?).
 # 6. two frames for the handout (1M bodies, the tree to depth 6), PNG.
 # Exit 0 when 3 and 4 pass; the figures are in $OUT/view_check.log.
 set -uo pipefail
@@ -132,15 +130,6 @@ check_wide() {   # precision
 check_wide double
 check_wide mixed
 check_same step05_barneshut/nbody --render-tree
-# the sprites summed in one channel (the density mode) = in RGBA32F, as before, byte for byte
-for prog in step02_naive/nbody step05_barneshut/nbody; do
-  rm -rf "$tmp/a" "$tmp/b"
-  "$prog" -n 30011 --ic collision -s 4 --render "$tmp/a" --render-every 2 --render-tree > "$tmp/a.txt" 2>&1; ra=$?
-  NB_GL_ACC_RGBA=1 "$prog" -n 30011 --ic collision -s 4 --render "$tmp/b" --render-every 2 --render-tree > "$tmp/b.txt" 2>&1; rb=$?
-  same=1; for k in 0 1 2; do cmp -s "$tmp/a/frame_00000$k.png" "$tmp/b/frame_00000$k.png" || same=0; done
-  if [ $ra = 0 ] && [ $rb = 0 ] && [ $same = 1 ]; then say "PASS $prog: 3 frames, one-channel sum = RGBA32F sum byte for byte"
-  else say "FAIL $prog: exit $ra/$rb, same frames $same (one channel vs NB_GL_ACC_RGBA=1)"; fail=1; fi
-done
 grep 'frames:' "$tmp/a.txt" | tee -a "$log"
 # the view's screenshot through interop = --render's frame of the same step
 ( cd "$tmp" && rm -f nbody_step05_barneshut_000003.png &&
@@ -179,11 +168,6 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v s=$S -v st="$step_ms" 'BEGIN {
   plain = b - a; view = c - b;
   printf "B1 view cost: %d steps in %.3f s without the view, %.3f s with it (1920x1080, headless): %.2f ms a step more, %.1f%% of the %.2f ms step (target <= 5%%)\n",
          s, plain, view, (view - plain) / s * 1e3, (view - plain) / s * 1e3 / st * 100, st }' | tee -a "$log"
-NB_GL_ACC_RGBA=1 NB_VIEW_HEADLESS=1920x1080 "$P" -n "$N" -s $S --view > "$tmp/view_rgba.txt" 2>&1; t3=$(now)
-grep -E 'view:|view time' "$tmp/view_rgba.txt" | sed 's/^/B1 before (NB_GL_ACC_RGBA=1): /' | tee -a "$log"
-awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v s=$S -v st="$step_ms" 'BEGIN {
-  printf "B1 before (NB_GL_ACC_RGBA=1): %.3f s with the view: %.2f ms a step more, %.1f%% of the step\n",
-         d - c, ((d - c) - (b - a)) / s * 1e3, ((d - c) - (b - a)) / s * 1e3 / st * 100 }' | tee -a "$log"
 L=$((3 * S))
 t4=$(now); "$P" -n "$N" -s $L > "$tmp/plainL.txt" 2>&1; t5=$(now)
 NB_VIEW_HEADLESS=1920x1080 "$P" -n "$N" -s $L --view > "$tmp/viewL.txt" 2>&1; t6=$(now)
@@ -197,8 +181,6 @@ NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:200 q" "$P" -n "$N" -s 1 
 grep -E 'bench:|bodies' "$tmp/b2.txt" | sed 's/^/B2 interop: /' | tee -a "$log"
 NB_GL_NO_INTEROP=1 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:50 q" "$P" -n "$N" -s 1 --view > "$tmp/b2h.txt" 2>&1
 grep -E 'bench:|bodies' "$tmp/b2h.txt" | sed 's/^/B2 host path: /' | tee -a "$log"
-NB_GL_ACC_RGBA=1 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:200 q" "$P" -n "$N" -s 1 --view > "$tmp/b2r.txt" 2>&1
-grep -E 'bench:' "$tmp/b2r.txt" | sed 's/^/B2 before (NB_GL_ACC_RGBA=1): /' | tee -a "$log"
 # what a draw's time follows: a quarter of the bodies, a ninth of the pixels, uniform bodies (no dense core)
 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:200 q" "$P" -n $((N / 4)) -s 1 --view > "$tmp/b2q.txt" 2>&1
 grep -E 'bench:' "$tmp/b2q.txt" | sed "s/^/B2 N = $((N / 4)): /" | tee -a "$log"
@@ -213,10 +195,6 @@ grep -E 'frames:|frames time' "$tmp/r3.txt" | tee -a "$log"
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v s=$S 'BEGIN {
   printf "B3 --render-every 1 (512x512 frames): %d steps in %.3f s without frames, %.3f s with: +%.1f%% wall time (target <= 15%%)\n",
          s, b - a, c - b, ((c - b) / (b - a) - 1) * 100 }' | tee -a "$log"
-rm -rf "$tmp/r3"; NB_GL_ACC_RGBA=1 "$P" -n "$N" -s $S --render "$tmp/r3" --render-every 1 > "$tmp/r3r.txt" 2>&1; t3=$(now)
-grep 'frames time' "$tmp/r3r.txt" | sed 's/^/B3 before (NB_GL_ACC_RGBA=1): /' | tee -a "$log"
-awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
-  printf "B3 before (NB_GL_ACC_RGBA=1): %.3f s with frames: +%.1f%% wall time\n", d - c, ((d - c) / (b - a) - 1) * 100 }' | tee -a "$log"
 L=$((3 * S))
 t4=$(now); "$P" -n "$N" -s $L > "$tmp/p3L.txt" 2>&1; t5=$(now)
 rm -rf "$tmp/r3"; "$P" -n "$N" -s $L --render "$tmp/r3" --render-every 1 > "$tmp/r3L.txt" 2>&1; t6=$(now)
@@ -228,8 +206,6 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v p="$t4" -v q="$t5" -v r="$t6" -v s=$S -v
          s, l, step, per, per / step * 100, once }' | tee -a "$log"
 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space t depth:6 bench:50 q" "$P" -n "$N" -s 1 --view > "$tmp/b4.txt" 2>&1
 grep -E 'bench:' "$tmp/b4.txt" | sed 's/^/B4 /' | tee -a "$log"
-NB_GL_ACC_RGBA=1 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space t depth:6 bench:50 q" "$P" -n "$N" -s 1 --view > "$tmp/b4r.txt" 2>&1
-grep -E 'bench:' "$tmp/b4r.txt" | sed 's/^/B4 before (NB_GL_ACC_RGBA=1): /' | tee -a "$log"
 grep -E 'tree:' "$tmp/b4.txt" | sed 's/^/B4 /' | tee -a "$log"
 
 # ---- 6. frames for the handout ---------------------------------------------------------
