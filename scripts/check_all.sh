@@ -12,6 +12,11 @@
 #     goes to tests/results/<runner>.build.log.  A runner that does not build
 #     is not run (a stale binary is removed): its tests all FAIL with
 #     "runner could not be built: see tests/results/<runner>.build.log".
+#     NB_BUILD_AS=UID:GID (as root; make grade-class sets it): the builds
+#     run as that user (setpriv), so the compiler that reads the student's
+#     sources cannot read what only root may (an #include or .incbin of a
+#     key or a password file, shown back in a build log); the tree must be
+#     theirs to write.
 #  2. Run every runner that was built (one-hour limit each), its tests'
 #     scratch directories in a folder of its own (TMPDIR), removed when it
 #     ends, whatever way (a runner killed at its limit).  A runner that
@@ -42,11 +47,16 @@ runners=(common "$@")
 printf '%s\n' "${runners[@]}" > "$res/.expected"
 
 # ---- 1. build, runner by runner ----
+as=()
+if [ -n "${NB_BUILD_AS:-}" ] && [ "$(id -u)" = 0 ]; then
+  command -v setpriv >/dev/null 2>&1 || { echo "check-all: NB_BUILD_AS is set and there is no setpriv (util-linux)" >&2; exit 2; }
+  as=(setpriv --reuid="${NB_BUILD_AS%%:*}" --regid="${NB_BUILD_AS#*:}" --clear-groups --inh-caps=-all)
+fi
 built=()
 for r in "${runners[@]}"; do
   log=$res/$r.build.log
   printf 'check-all: building %s ... ' "$r"
-  if $make --no-print-directory -C "$top/tests" "run_$r" > "$log" 2>&1; then
+  if "${as[@]+"${as[@]}"}" $make --no-print-directory -C "$top/tests" "run_$r" > "$log" 2>&1; then
     echo ok
     built+=("$r")
   else

@@ -26,7 +26,9 @@
 #     (tests/nb_sandbox.h) hides this tree (the answers: its step sources,
 #     its built programs) and SUBMISSIONS (the other students' work):
 #     NB_SANDBOX_HIDE; as root, so does the whole check-all, the build of
-#     the student's code included (NB_CONTAIN_HIDE, scripts/contain.sh).
+#     the student's code included (NB_CONTAIN_HIDE, scripts/contain.sh);
+#     and the student's code is compiled as nobody (NB_BUILD_AS), its copy
+#     chowned to nobody: no file that only root may read can be built in.
 #
 # OUT: one row per student, one column per graded step (its points,
 # "earned/possible"), the total (the student's score: the kit's own checks
@@ -123,8 +125,15 @@ for s in "${students[@]}"; do
     while IFS= read -r -d '' f; do
       mkdir -p "$dst/$(dirname "$f")" && cp "$src/$f" "$dst/$f"
     done
+  # as root, their code is built as nobody (the tree made theirs): the
+  # compiler reads their sources, which could #include or .incbin any file
+  # root may read and show it back in a log
+  build_as=""
+  if [ "$(id -u)" = 0 ]; then   # (mktemp's 0700 would keep nobody out of $work)
+    chmod 711 "$work" && chown -R 65534:65534 "$dst" && build_as=65534:65534
+  fi
   rc=0
-  (cd "$dst" && NB_CONTAIN_HIDE=$hide nb_contained env NB_SANDBOX_HIDE="$hide" NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
+  (cd "$dst" && NB_CONTAIN_HIDE=$hide nb_contained env NB_BUILD_AS="$build_as" NB_SANDBOX_HIDE="$hide" NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
      timeout "$all_tmo" $make --no-print-directory "${makevars[@]}" check-all STEPS="$steps") \
      > "$log/check-all.log" 2>&1 || rc=$?
   [ $rc = 124 ] && flags+=("timed out after $all_tmo s: graded as far as it got")

@@ -22,7 +22,11 @@
 #          and programs her code could read, run or build from) and finds
 #          it hidden -- as root, at build time too (her forces.c does not
 #          compile where the instructor's can be #included).
-# grades.csv must have the header and the five rows so.
+#   frank  (as root only) alice's code and a file only root may read built
+#          into his program (.incbin) and printed: his code is compiled as
+#          nobody, so it does not build (0, "could not be built") and the
+#          secret is nowhere in the gradebook or its logs.
+# grades.csv must have the header and the five (six) rows so.
 # Environment: CUNIT_PREFIX, ARCH passed on; KEEP_TMP=1 keeps the directory.
 # Exit 0 when every check passed, 1 otherwise.
 set -uo pipefail
@@ -70,6 +74,22 @@ if [ "$(id -u)" = 0 ]; then   # as root the whole check-all is contained (script
   printf '#if __has_include("%s/step01_cpu/forces.c")\n#error "eve: the answers can be #included"\n#endif\n' \
     "$top" >> "$subs/eve/step01_cpu/forces.c"
 fi
+students=5
+if [ "$(id -u)" = 0 ]; then   # as root the students' code is compiled as nobody
+  # frank: alice's code and a file only root may read, built into his
+  # program (.incbin) and printed from it: were it compiled as root, the
+  # secret would be in his logs (and on Gradescope's page)
+  students=6
+  secret="nb-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+  printf '%s\n' "$secret" > "$tmp/secret.txt" && chmod 600 "$tmp/secret.txt"
+  cp -a "$subs/alice" "$subs/frank"
+  cat >> "$subs/frank/step01_cpu/forces.c" <<EOF
+#include <stdio.h>
+__asm__(".section .rodata\\n.global frank_secret\\nfrank_secret:\\n.incbin \\"$tmp/secret.txt\\"\\n.byte 0\\n.previous\\n");
+extern const char frank_secret[];
+__attribute__((constructor)) static void frank(void) { printf("frank: %s\\n", frank_secret); }
+EOF
+fi
 grep -q "spin" "$subs/carol/step01_cpu/forces.c" && grep -q "does not compile" "$subs/dave/step01_cpu/forces.c" ||
   { echo "grade_class_test: the submissions could not be made"; exit 1; }
 rc=0
@@ -96,7 +116,15 @@ check "eve: kept in the box: alice's marks, no flag" \
   bash -c '[ "$(echo "$1" | cut -d, -f2)" = "$2" ] && [[ "$1" == *,\"\" ]]' _ "$(row eve)" "$full"
 check "eve: looked for the instructor's tree and found it hidden" \
   bash -c 'grep -q "eve: looked for the answers" "$1" && ! grep -q "answers are open to her" "$1"' _ "$subs/.grades/eve/check-all.log"
-check "five rows" test "$(tail -n +2 "$csv" | wc -l)" = 5
+if [ "$students" = 6 ]; then
+  check "frank: a file only root may read cannot be built in: 0, could not be built" \
+    bash -c '[[ "$(echo "$1" | cut -d, -f2)" == 0/* ]] && [[ "$1" == *"could not be built"* ]]' _ "$(row frank)"
+  check "frank: the secret is nowhere in the gradebook or its logs" \
+    bash -c '! grep -rqF "$1" "$2"' _ "$secret" "$subs"
+else
+  echo "skip frank (a file only root may read, built in): not root here, the build is not made unprivileged"
+fi
+check "$students rows" test "$(tail -n +2 "$csv" | wc -l)" = "$students"
 echo
 if [ $failed = 0 ]; then echo "grade_class_test: PASS ($checks checks)"; exit 0; fi
 echo "grade_class_test: FAIL ($failed of $checks checks failed)"; exit 1
