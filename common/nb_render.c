@@ -360,7 +360,13 @@ static int png_stream(FILE *f, const unsigned char *rgb, int w, int h, char *lib
         png_init_io(png, f);
         png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
                      PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-        png_set_compression_level(png, 6);
+        /* zlib level 1 and no row filter: our frames are points and text on
+         * black, where the default (level 6, a filter chosen per row) took
+         * 4-5x the time for a larger file -- a 1024x768 frame of 1M bodies
+         * from the H100: 25.5 ms and 233 kB, against 5.0 ms and 116 kB
+         * (the frame writer must keep up with a step of ~30 ms) */
+        png_set_compression_level(png, 1);
+        png_set_filter(png, 0, PNG_FILTER_NONE);
         for (int r = 0; r < h; r++)
             rows[r] = (png_bytep)(rgb + (size_t)3 * w * r);
         png_write_info(png, info);
