@@ -68,9 +68,10 @@ check-all: deps-test
 
 # a class at once: every student repository under SUBMISSIONS graded in a
 # copy of the kit, its changes to the grader flagged, a gradebook
-# (scripts/grade_class.sh; OUT=FILE, default SUBMISSIONS/grades.csv)
+# (scripts/grade_class.sh; OUT=FILE on the command line, default
+# SUBMISSIONS/grades.csv: an OUT in the environment is not taken for it)
 grade-class: deps-test
-	@MAKE='$(MAKE)' STEPS='$(STEPS)' bash scripts/grade_class.sh '$(SUBMISSIONS)' $(OUT)
+	@MAKE='$(MAKE)' STEPS='$(STEPS)' bash scripts/grade_class.sh '$(SUBMISSIONS)' $(if $(filter command line,$(origin OUT)),'$(OUT)')
 
 # the documents' quoted counts (scripts/doc_counts.sh) and test outputs
 # (scripts/examples.sh), from the tree as it is

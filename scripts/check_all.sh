@@ -16,7 +16,7 @@
 #     run as that user (setpriv), so the compiler that reads the student's
 #     sources cannot read what only root may (an #include or .incbin of a
 #     key or a password file, shown back in a build log); the tree must be
-#     theirs to write.
+#     theirs to write, and is root's again before anything runs.
 #  2. Run every runner that was built (one-hour limit each), its tests'
 #     scratch directories in a folder of its own (TMPDIR), removed when it
 #     ends, whatever way (a runner killed at its limit).  A runner that
@@ -66,6 +66,12 @@ for r in "${runners[@]}"; do
     grep -m 8 -iE 'error|undefined reference|No rule' "$log" | sed 's/^/    /'
   fi
 done
+# built as another user: the tree goes back to root before anything runs, so
+# that no process of that user (the student's code runs as nobody) can
+# change a program that root is about to run
+if [ ${#as[@]} -gt 0 ]; then
+  chown -R 0:0 "$top" || { echo "check-all: cannot give $top back to root after the build" >&2; exit 2; }
+fi
 # the common runner checks tests/manifest.tsv against these runners' --list
 export NB_GRADE_RUNNERS="${built[*]}"
 
