@@ -41,7 +41,9 @@ awk -F'\t' '!/^#/ { r = $1; t[r]++; T++; runs[r] = 1; su[r "/" $2] += $4
 kind_count() { grep -l "^# kind: $1" mutants/*.patch 2>/dev/null | wc -l; }
 # the step sources: git's list, or (the student kit has no .git) what is there
 sources() {
-  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files 'step0*'
+  # a checkout's own files; a tree that is not the top of a checkout (the
+  # student kit in dist/, which git ignores) is read as it is
+  if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then git ls-files 'step0*'
   else find step0* -type f ! -path '*/asan/*'; fi | grep -E '\.(c|h|cu|cuh)$' | sort
 }
 # a solution region: its BEGIN marker, or in the student kit the TODO line it became

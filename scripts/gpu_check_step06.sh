@@ -43,14 +43,10 @@ if ! nccl=$(scripts/find_nccl.sh 2>&1); then
 fi
 echo "NCCL: $nccl"
 
+. scripts/carry_debs.sh
+carry_cunit
 cu=()
-if [ -n "${CUNIT_PREFIX:-}" ]; then cu=(CUNIT_PREFIX="$CUNIT_PREFIX")
-elif ! echo '#include <CUnit/CUnit.h>' | gcc -E -x c - >/dev/null 2>&1; then
-  if ls .carry/debs/*.deb >/dev/null 2>&1; then
-    mkdir -p /tmp/cu && for f in .carry/debs/*.deb; do dpkg -x "$f" /tmp/cu; done
-    cu=(CUNIT_PREFIX=/tmp/cu/usr)
-  fi
-fi
+[ -n "${CUNIT_PREFIX:-}" ] && cu=(CUNIT_PREFIX="$CUNIT_PREFIX")
 
 echo "== build (ARCH=$ARCH)"
 if make -j"$JOBS" ARCH="$ARCH" -C step05_barneshut > "$OUT/build.log" 2>&1 &&

@@ -58,14 +58,10 @@ echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv 2>&1 | tee "$OUT/gpu.txt"
 nvcc --version 2>&1 | tail -2 | tee -a "$OUT/gpu.txt"
 
+. scripts/carry_debs.sh
+carry_cunit
 cu=()
-if [ -n "${CUNIT_PREFIX:-}" ]; then cu=(CUNIT_PREFIX="$CUNIT_PREFIX")
-elif ! echo '#include <CUnit/CUnit.h>' | gcc -E -x c - >/dev/null 2>&1; then
-  if ls .carry/debs/*.deb >/dev/null 2>&1; then
-    mkdir -p /tmp/cu && for f in .carry/debs/*.deb; do dpkg -x "$f" /tmp/cu; done
-    cu=(CUNIT_PREFIX=/tmp/cu/usr)
-  fi
-fi
+[ -n "${CUNIT_PREFIX:-}" ] && cu=(CUNIT_PREFIX="$CUNIT_PREFIX")
 
 if has build; then
   echo "== build (ARCH=$ARCH)"

@@ -5,13 +5,9 @@
 #
 #   bash scripts/gpu_serve_check.sh
 #
-# 1. packages: Debian 12 .debs carried in .carry/gl/ (the GL view's: see
-#    scripts/gpu_view_check.sh) and .carry/serve/ (fill it on a Debian 12
-#    machine: cd .carry/serve && apt-get download libmicrohttpd12
-#    libmicrohttpd-dev libwslay1 libwslay-dev libnettle8 nettle-dev
-#    libturbojpeg0 libturbojpeg0-dev), unpacked into /tmp/gl; a runtime
-#    library the system lacks is unpacked into / as well, then ldconfig.
-#    libmicrohttpd needs the system's libgnutls.so.30.
+# 1. packages: Debian 12 .debs carried in .carry/gl/ and .carry/serve/,
+#    unpacked by carry_gl of scripts/carry_debs.sh (which names the
+#    packages).  libmicrohttpd needs the system's libgnutls.so.30.
 # 2. build: make ARCH=sm_90 GL_PREFIX=/tmp/gl/usr (SERVE_PREFIX follows it).
 # 3. the server on the GPU step (tests/serve_check.py, python3's standard
 #    library; no browser there): http (token, paths, hostile requests),
@@ -39,30 +35,9 @@ say "== gpu_serve_check $(date -u +%FT%TZ) on $(nvidia-smi -L 2>/dev/null | head
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee -a "$log"
 
 # ---- 1. packages ------------------------------------------------------------------
-for d in gl serve; do
-  ls .carry/$d/*.deb >/dev/null 2>&1 || { say "no .carry/$d/*.deb: carry the Debian 12 packages named at the top of this script"; exit 2; }
-done
-rm -rf /tmp/gl && mkdir -p /tmp/gl
-for f in .carry/gl/*.deb .carry/serve/*.deb; do dpkg -x "$f" /tmp/gl; done
-for pkg in libglvnd0:libGLdispatch.so.0 libegl1:libEGL.so.1 libopengl0:libOpenGL.so.0 \
-           libgl1:libGL.so.1 libglx0:libGLX.so.0 libmicrohttpd12:libmicrohttpd.so.12 \
-           libwslay1:libwslay.so.1 libnettle8:libnettle.so.8 libturbojpeg0:libturbojpeg.so.0; do
-  name=${pkg%%:*} lib=${pkg#*:}
-  deb=$(ls .carry/gl/${name}_*.deb .carry/serve/${name}_*.deb 2>/dev/null | head -1)
-  if ldconfig -p | grep -q "$lib "; then
-    # link against the system's: a carried older copy in /tmp/gl would be
-    # found first, and the system's libraries built on the newer one (the
-    # system's gnutls on Ubuntu 24.04 needs nettle 3.9) fail to link
-    sys=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
-    dir=/tmp/gl/usr/lib/x86_64-linux-gnu
-    if [ -e "$dir/$lib" ] && [ -n "$sys" ]; then
-      rm -f "$dir/$lib" "$dir/$lib".*; ln -sf "$sys" "$dir/${lib%%.so*}.so"
-      say "system has $lib: linking against it ($sys), not the carried one"
-    else say "system has $lib"; fi
-  elif [ -n "$deb" ]; then dpkg -x "$deb" / && say "unpacked $name into / ($lib)"
-  else say "MISSING $lib and no .deb for it"; fi
-done
-ldconfig
+. scripts/carry_debs.sh
+carry_gl serve >"$OUT/carry.txt" 2>&1; rc=$?
+tee -a "$log" < "$OUT/carry.txt"; [ $rc = 0 ] || exit 2
 ldconfig -p | grep -q 'libgnutls.so.30 ' && say "system has libgnutls.so.30" || say "MISSING libgnutls.so.30 (libmicrohttpd needs it)"
 
 # ---- 2. build -----------------------------------------------------------------------------

@@ -27,8 +27,14 @@
 #   cpuwidth  step05 --cpu at N = 1M on all cores, its force loop built with
 #             and without 512-bit vectors (FORCE_VECTOR_WIDTH)
 #
-# CUnit comes from .carry/debs when it is not installed (the GPU hosts of the
-# course have no network):
+#   kit       the blank student kit (carried as dist/: make student-kit on
+#             the instructor's clone, then carry dist), make check-all in
+#             it: the score a student gets before writing a line
+#
+# CUnit comes from .carry/debs when it is not installed, GL and --serve (their
+# tests in check-all) from .carry/gl and .carry/serve when carried (the GPU
+# hosts of the course have no network): scripts/carry_debs.sh says which
+# packages, e.g.
 #   here:  mkdir -p .carry/debs && (cd .carry/debs && apt-get download libcunit1 libcunit1-dev)
 # Each phase has a time limit (PHASE_TIMEOUT_S, 240 s) so a hang still leaves
 # its log.  Exit 0 always; the summary at the end says what failed.
@@ -40,13 +46,18 @@ J=$(nproc)
 T0=$(date +%s)
 ts() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 has() { case " $PHASES " in *" $1 "*) return 0;; esac; return 1; }
+. scripts/carry_debs.sh
+carry_cunit > "$LOG/carry.txt"; cat "$LOG/carry.txt"
 cu=()
-if ! echo '#include <CUnit/CUnit.h>' | gcc -E -x c - >/dev/null 2>&1; then
-  mkdir -p /tmp/cu && for f in .carry/debs/*.deb; do dpkg -x "$f" /tmp/cu; done
-  cu=(CUNIT_PREFIX=/tmp/cu/usr)
-  export CUNIT_PREFIX=/tmp/cu/usr
+[ -n "${CUNIT_PREFIX:-}" ] && cu=(CUNIT_PREFIX="$CUNIT_PREFIX")
+# the GL view and --serve (their tests in check-all): the carried packages
+gl=()
+if ls .carry/gl/*.deb >/dev/null 2>&1; then
+  srv=; ls .carry/serve/*.deb >/dev/null 2>&1 && srv=serve
+  carry_gl $srv >>"$LOG/carry.txt" 2>&1 && gl=(GL_PREFIX=/tmp/gl/usr)
+  tail -n +2 "$LOG/carry.txt"
 fi
-mk=(make ARCH="${ARCH:-sm_90}" "${cu[@]}")
+mk=(make ARCH="${ARCH:-sm_90}" "${cu[@]}" "${gl[@]}")
 export ARCH=${ARCH:-sm_90}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$LOG/gpu.txt"
 summary=()
@@ -103,6 +114,17 @@ if has check; then
     note "sanitize: $(grep -cE ' exit 0 ' "$LOG/sanitize.log") runs exit 0, $(grep -cE ' exit [1-9]' "$LOG/sanitize.log") failed"
   fi
   if [ -f "$LOG/step06.log" ]; then tail -25 "$LOG/step06.log"; note "step06 check $(tail -1 "$LOG/step06.log")"; fi
+fi
+if has kit; then
+  ts kit
+  if [ -f dist/.student_kit ]; then
+    (cd dist && NB_CHECK_JOBS=8 timeout $((TMO * 2)) "${mk[@]}" check-all >"$LOG/kit_check-all.log" 2>&1
+     echo "exit $?" >>"$LOG/kit_check-all.log")
+    note "blank kit check-all $(tail -1 "$LOG/kit_check-all.log"): $(grep '^check-all: ' "$LOG/kit_check-all.log" | tail -1)"
+    sed -n '/^== grade ==/,$p' "$LOG/kit_check-all.log" | grep -v '^exit'
+  else
+    note "kit: no dist/.student_kit (make student-kit here, then carry dist)"
+  fi
 fi
 if has tune; then
   ts tune

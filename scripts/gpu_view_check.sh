@@ -5,15 +5,9 @@
 #
 #   bash scripts/gpu_view_check.sh
 #
-# 1. GL: the glvnd runtime (libglvnd0, libegl1, libopengl0) and headers
-#    (libegl-dev, libgl-dev, libopengl-dev, libglx-dev) and stb_easy_font.h
-#    (libstb-dev), Debian 12 .debs carried in .carry/gl/ (fill it on a
-#    Debian machine: cd .carry/gl && apt-get download libglvnd0 libegl1
-#    libopengl0 libgl1 libglx0 libegl-dev libgl-dev libopengl-dev libglx-dev
-#    libstb-dev).  Each is unpacked into /tmp/gl (the build's headers and
-#    link names); a runtime library the system lacks is unpacked into / as
-#    well, then ldconfig.  The NVIDIA driver's EGL vendor library is the
-#    system's.
+# 1. GL: the glvnd runtime and headers and stb_easy_font.h, Debian 12
+#    .debs carried in .carry/gl/, unpacked by carry_gl of
+#    scripts/carry_debs.sh (which names the packages).
 # 2. build: make ARCH=sm_90 GL_PREFIX=/tmp/gl/usr (no GLFW: the view runs
 #    headless, NB_VIEW_HEADLESS, the same loop and renderer as the window).
 # 3. interop vs upload: --render frames of steps 02, 03, 04, 04 tuned and
@@ -52,18 +46,9 @@ say "== gpu_view_check $(date -u +%FT%TZ) on $(nvidia-smi -L 2>/dev/null | head 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee -a "$log"
 
 # ---- 1. GL packages ---------------------------------------------------------------
-if ! ls .carry/gl/*.deb >/dev/null 2>&1; then
-  say "no .carry/gl/*.deb: carry the Debian 12 packages named at the top of this script"; exit 2
-fi
-rm -rf /tmp/gl && mkdir -p /tmp/gl
-for f in .carry/gl/*.deb; do dpkg -x "$f" /tmp/gl; done
-for pkg in libglvnd0:libGLdispatch.so.0 libegl1:libEGL.so.1 libopengl0:libOpenGL.so.0 \
-           libgl1:libGL.so.1 libglx0:libGLX.so.0; do
-  name=${pkg%%:*} lib=${pkg#*:}
-  if ldconfig -p | grep -q "$lib "; then say "system has $lib"
-  else dpkg -x .carry/gl/${name}_*.deb / && say "unpacked $name into / ($lib)"; fi
-done
-ldconfig
+. scripts/carry_debs.sh
+carry_gl >"$OUT/carry.txt" 2>&1; rc=$?
+tee -a "$log" < "$OUT/carry.txt"; [ $rc = 0 ] || exit 2
 ls /usr/share/glvnd/egl_vendor.d/ 2>&1 | tee -a "$log"
 
 # ---- 2. build -----------------------------------------------------------------------------

@@ -49,7 +49,8 @@
 #   number of cores, at most 8);
 #   ARCH and CUNIT_PREFIX are passed on to make; NB_TEST_TIMEOUT (60);
 #   MUTANT_RUNNER_TIMEOUT per runner run, seconds (1200); MUTANT=GLOB only
-#   the mutants whose name matches; MUTANTS_BUILD=1 builds the GPU mutants
+#   the mutants whose name matches (several globs, space-separated: any
+#   of them); MUTANTS_BUILD=1 builds the GPU mutants
 #   even without a GPU (a compile check; still "not run");
 #   MUTANTS_REQUIRE_GPU=1; MUTANTS_KEEP=1 keeps the scratch trees;
 #   MUTANTS_SKIP_BASELINE=1 skips grading the unmutated runners (only right
@@ -85,8 +86,12 @@ names=() kinds=() runners=() suites=() steps=() modes=() minlost=()
 for p in "$top"/mutants/*.patch; do
   [ -e "$p" ] || continue
   name=$(basename "$p" .patch)
+  hit=0
+  set -f                                   # the globs match names, not files
   # shellcheck disable=SC2254
-  case "$name" in $glob) ;; *) continue ;; esac
+  for g in $glob; do case "$name" in $g) hit=1 ;; esac; done
+  set +f
+  [ $hit = 1 ] || continue
   kind=$(field "$p" kind) runner=$(field "$p" runner) step=$(field "$p" step)
   if [ -z "$kind" ] || [ -z "$runner" ] || [ -z "$step" ] || [ ! -d "$top/$step" ]; then
     echo "mutants: $p: a header needs '# kind: cpu|gpu', '# runner: R' and '# step: DIR'" >&2
