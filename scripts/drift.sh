@@ -29,11 +29,54 @@
 # Variables: DRIFT_N (1024), DRIFT_DT (0.005), DRIFT_EPS (0.01), DRIFT_STEPS
 # (2000), DRIFT_EVERY (100), THREADS, SLUG, RESULTS_DIR, GNUPLOT, QUICK=1
 # (N 256, 200 steps by 50: a test of the script).
-# Exit: 0 written; 2 bad usage or gnuplot missing; 3 a CPU variant failed.
+# Where gnuplot is missing (a GPU host), the runs, the CSVs and drift.md are
+# written all the same, and the figure is left for later:
+#   scripts/drift.sh --plot [DIR]   draws drift.{png,svg} from DIR's CSVs
+#                                   (default: the slug's results folder);
+#                                   `make plots` does it for the folder it draws.
+# Exit: 0 written (without the figure where gnuplot is missing: a line says
+# so); 2 bad usage, or --plot without gnuplot or without the CSVs; 3 a CPU
+# variant failed.
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$NB_TOP"
+GNUPLOT=${GNUPLOT:-gnuplot}
+esc() { printf '%s' "$1" | sed "s/'/''/g"; }
+# draw DIR/drift.{png,svg} from DIR/drift_separation.csv, drift_energy.csv
+# (the subtitle from drift.md: the GPU and the run's N and dt)
+draw() {
+    local dir=$1 sep=$1/drift_separation.csv en=$1/drift_energy.csv pairs variants sub fmt gpu
+    # pairs with a non-zero separation somewhere, variants with energies
+    pairs=$(awk -F, 'NR > 1 && $7 + 0 > 0 && !s[$1]++ { printf "%s ", $1 }' "$sep")
+    variants=$(awk -F, 'NR > 1 && !s[$1]++ { printf "%s ", $1 }' "$en")
+    gpu=$(sed -n 's/^- GPU: \([^;]*\).*/\1/p' "$dir/drift.md" 2>/dev/null | head -n 1)
+    case $gpu in ''|none*) gpu="CPU only" ;; esac
+    sub="$gpu, $(sed -n 's/^Plummer, \(N = [0-9]*\), seed [0-9]*, \(dt [0-9.e-]*\),.*/\1, \2/p' "$dir/drift.md" 2>/dev/null | head -n 1)"
+    for fmt in png svg; do
+        "$GNUPLOT" -e "sep='$(esc "$sep")'; en='$(esc "$en")'; out='$(esc "$dir/.drift.$fmt.tmp")'; fmt='$fmt'; pairs='$pairs'; variants='$variants'; sub='$(esc "$sub")'" \
+            "$NB_TOP/scripts/drift.gp" 2> "$dir/.drift.gp.err" ||
+            { cat "$dir/.drift.gp.err" >&2; rm -f "$dir/.drift.gp.err" "$dir/.drift.$fmt.tmp"; echo "drift: gnuplot failed" >&2; return 3; }
+        mv -f "$dir/.drift.$fmt.tmp" "$dir/drift.$fmt"
+    done
+    rm -f "$dir/.drift.gp.err"
+}
+if [ "${1:-}" = --plot ]; then
+    dir=${2:-${RESULTS_DIR:-$NB_TOP/handouts/results/$(nbs_slug "")}}
+    command -v "$GNUPLOT" >/dev/null 2>&1 || { echo "drift: gnuplot is not installed; install it with: sudo apt-get install -y gnuplot-nox" >&2; exit 2; }
+    for f in drift_separation.csv drift_energy.csv; do
+        [ -r "$dir/$f" ] || { echo "drift: $dir/$f is missing; run \`make drift\` first" >&2; exit 2; }
+    done
+    draw "$dir" || exit 3
+    gpu=$(awk -F'\t' '$1 == "drift_separation.csv" { print $4 }' "$dir/provenance.tsv" 2>/dev/null | tail -n 1)
+    for f in drift.png drift.svg; do
+        nb_provenance "$dir" "$f" "scripts/drift.sh --plot, from the CSVs of make drift" "as the CSVs" "${gpu:-none}" \
+            "$(awk -F'\t' '$1 == "drift_separation.csv" { print $5 }' "$dir/provenance.tsv" 2>/dev/null | tail -n 1)"
+    done
+    echo "drift: drew $dir/drift.{png,svg}" >&2
+    exit 0
+fi
+[ $# = 0 ] || { echo "drift: the only argument is --plot [DIR] (got '$1')" >&2; exit 2; }
 
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then : "${DRIFT_N:=256}" "${DRIFT_STEPS:=200}" "${DRIFT_EVERY:=50}"; fi
@@ -43,8 +86,8 @@ for v in DRIFT_N DRIFT_STEPS DRIFT_EVERY THREADS; do
     case ${!v} in ''|*[!0-9]*|0) echo "drift: $v must be a positive integer (got '${!v}')" >&2; exit 2 ;; esac
 done
 [ $((DRIFT_STEPS % DRIFT_EVERY)) = 0 ] || { echo "drift: DRIFT_STEPS must be a multiple of DRIFT_EVERY" >&2; exit 2; }
-GNUPLOT=${GNUPLOT:-gnuplot}
-command -v "$GNUPLOT" >/dev/null 2>&1 || { echo "drift: gnuplot is not installed; install it with: sudo apt-get install -y gnuplot-nox" >&2; exit 2; }
+PLOT=1
+command -v "$GNUPLOT" >/dev/null 2>&1 || PLOT=0
 REGEN="make drift"
 [ "$QUICK" != 1 ] || REGEN="make drift QUICK=1"
 
@@ -177,16 +220,15 @@ awk -F, -v stamp="$STAMP" -v every="$DRIFT_EVERY" -v n="$DRIFT_N" -v dt="$DRIFT_
         print "\nData: drift_separation.csv and drift_energy.csv; figure: drift.png."
     }' "$SEP" "$ENERGY" > "$NB_TMP/drift.md"
 
-esc() { printf '%s' "$1" | sed "s/'/''/g"; }
-# the curves: pairs with a non-zero separation somewhere, variants with energies
-pairs=$(awk -F, 'NR > 1 && $7 + 0 > 0 && !s[$1]++ { printf "%s ", $1 }' "$SEP")
-variants=$(awk -F, 'NR > 1 && !s[$1]++ { printf "%s ", $1 }' "$ENERGY")
-for fmt in png svg; do
-    "$GNUPLOT" -e "sep='$(esc "$SEP")'; en='$(esc "$ENERGY")'; out='$(esc "$NB_TMP/drift.$fmt")'; fmt='$fmt'; pairs='$pairs'; variants='$variants'; sub='$(esc "${GPU:-CPU only}, N = $DRIFT_N, dt $DRIFT_DT")'" \
-        "$NB_TOP/scripts/drift.gp" 2> "$NB_TMP/gp.err" || { cat "$NB_TMP/gp.err" >&2; echo "drift: gnuplot failed" >&2; exit 3; }
-done
-for f in drift_separation.csv drift_energy.csv drift.md drift.png drift.svg; do
+for f in drift_separation.csv drift_energy.csv drift.md; do
     cp "$NB_TMP/$f" "$OUT/$f.tmp.$$" && mv -f "$OUT/$f.tmp.$$" "$OUT/$f"
     nb_provenance "$OUT" "$f" "$REGEN" "one run per checkpoint" "${GPU:-none}"
 done
-echo "drift: wrote $OUT/drift.{md,png,svg}, drift_separation.csv, drift_energy.csv ($(nb_hms "$(nb_calc "$(nb_now) - $T0")"))" >&2
+took=$(nb_hms "$(nb_calc "$(nb_now) - $T0")")
+if [ "$PLOT" = 0 ]; then
+    echo "drift: wrote $OUT/drift.md, drift_separation.csv, drift_energy.csv ($took); no figure: gnuplot is not installed here (draw it where it is: scripts/drift.sh --plot DIR, or make plots)" >&2
+    exit 0
+fi
+draw "$OUT" || exit 3
+for f in drift.png drift.svg; do nb_provenance "$OUT" "$f" "$REGEN" "one run per checkpoint" "${GPU:-none}"; done
+echo "drift: wrote $OUT/drift.{md,png,svg}, drift_separation.csv, drift_energy.csv ($took)" >&2

@@ -18,7 +18,9 @@
 #             precision) and step01's precision suite
 #   tables    scripts/precision_table.sh (table5: every code and N, the
 #             energy drift) into $OUT/results  (~4-5 min)
-#   drift     scripts/drift.sh with the GPU variants into $OUT/results (~2 min)
+#   drift     scripts/drift.sh with the GPU variants into $OUT/results (~2 min;
+#             no gnuplot on the host: the figure is drawn later, from the
+#             CSVs, by make plots or scripts/drift.sh --plot DIR)
 #   mutants   the GPU mutants of the precision lesson (mutants/step04tuned_*
 #             double and mixed: each must lose points)  (~4 min)
 # Logs in $OUT (default /tmp/gpu_precision_check); the summary at the end
@@ -168,7 +170,7 @@ fi
 if has drift; then
   echo "== drift"
   if RESULTS_DIR="$OUT/results" timeout 900 bash scripts/drift.sh > "$OUT/drift.log" 2>&1; then
-    ok "scripts/drift.sh: $OUT/results/drift.md, drift.png"
+    ok "scripts/drift.sh: $OUT/results/drift.md$([ -f "$OUT/results/drift.png" ] && echo ", drift.png")"
     cat "$OUT/results/drift.md"
   else tail -5 "$OUT/drift.log"; bad "scripts/drift.sh"; fi
 fi

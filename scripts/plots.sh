@@ -7,6 +7,8 @@
 #   handouts/results/<slug>/rate.{png,svg}        G interactions/s of the GPU all-pairs kernels
 #   handouts/results/<slug>/precision.{png,svg}   p99 error and rate of each precision against N
 #                                                 (from table5_precision.csv, when there is one)
+#   handouts/results/<slug>/drift.{png,svg}       the last-bit drift (from make drift's CSVs, when
+#                                                 there are: scripts/drift.sh --plot)
 #
 # Variables: SLUG (which results folder; default: this machine's GPU, as in
 # `make tables`), RESULTS_DIR (the folder itself), GNUPLOT (the program).
@@ -122,6 +124,10 @@ if [ -r "$T5" ] && awk -F, 'NR > 1 && $7 != "" { ok = 1 } END { exit !ok }' "$T5
         nb_provenance "$OUT" "precision.$fmt" "make plots${SLUG:+ SLUG=$SLUG} (from table5_precision.csv)" "as the table: one run per cell" "${GPU:-none}"
     done
     echo "plots: wrote $OUT/precision.{png,svg}" >&2
+fi
+# The drift (make drift, whose host may have had no gnuplot), when there is one
+if [ -r "$OUT/drift_separation.csv" ] && [ -r "$OUT/drift_energy.csv" ]; then
+    GNUPLOT=$GNUPLOT bash "$NB_TOP/scripts/drift.sh" --plot "$OUT" || exit 3
 fi
 if [ "$HASGPU" = 1 ]; then
     echo "plots: wrote $OUT/{time_vs_n,speedup,rate}.{png,svg}" >&2
