@@ -11,8 +11,10 @@
 #   cpu-vec128   step01 built for 128-bit vectors: the j-sum in other lanes
 #   cpu-mixed    step01 --precision mixed;  cpu-double   --precision double
 #   gpu-lesson   step04's lesson kernel, block 256; gpu-lesson-b64: block 64
-#   gpu-tuned    the tuned build, as picked; gpu-tuned-tiles: NB_TUNE=newton=0
-#                (one-sided tiles: another summation order)
+#   gpu-tuned    the tuned build, as picked; gpu-tuned-tiles and
+#                gpu-tuned-newton: its two kernels forced (NB_TUNE=newton=0,
+#                one-sided tiles; newton=1, each pair once: another
+#                summation order; the picker takes tiles below N = 16384)
 #   gpu-mixed, gpu-double   the tuned build in mixed and in double
 # (GPU variants where a GPU runs them).  Each variant saves its state after
 # every DRIFT_EVERY steps up to DRIFT_STEPS (each checkpoint a run from the
@@ -123,6 +125,7 @@ gpu-lesson|step04_shared/nbody|--block 256|
 gpu-lesson-b64|step04_shared/nbody|--block 64|
 gpu-tuned|step04_shared/nbody_tuned||
 gpu-tuned-tiles|step04_shared/nbody_tuned||NB_TUNE=newton=0
+gpu-tuned-newton|step04_shared/nbody_tuned||NB_TUNE=newton=1
 gpu-mixed|step04_shared/nbody_tuned|--precision mixed|
 gpu-double|step04_shared/nbody_tuned|--precision double|"
 # the pairs drawn: a b what
@@ -133,7 +136,7 @@ cpu cpu-double single vs double
 cpu-mixed cpu-double mixed vs double
 gpu-lesson cpu GPU lesson kernel vs CPU
 gpu-lesson-b64 gpu-lesson block 64 vs 256 (lesson kernel)
-gpu-tuned-tiles gpu-tuned tuned: one-sided tiles vs each pair once
+gpu-tuned-tiles gpu-tuned-newton tuned: one-sided tiles vs each pair once
 gpu-tuned gpu-double tuned single vs double
 gpu-mixed gpu-double tuned mixed vs double
 gpu-double cpu-double double on the GPU vs on the CPU"
