@@ -62,6 +62,15 @@ if ! bash "$top/scripts/student_kit.sh" "$kit" > "$tmp/gen.log" 2>&1; then
 fi
 cat "$tmp/gen.log"
 ok "scripts/student_kit.sh writes the kit"
+# the kit inside the checkout, as make student-kit's default dist/ is (git
+# ignores it): its quoted counts come from its own files, not the checkout's
+rc=1
+if inside=$(mktemp -d "$top/tests/work_kit.XXXXXX"); then
+  bash "$top/scripts/student_kit.sh" "$inside/kit" > "$tmp/gen_inside.log" 2>&1; rc=$?
+  rm -rf "$inside"
+fi
+check "a kit written inside the checkout (tests/work_kit.*/kit, ignored by git, as dist/ is) (exit $rc)" test "$rc" = 0
+[ "$rc" = 0 ] || cat "$tmp/gen_inside.log"
 # the marked files and their region counts: "path (N)" lines of .student_kit
 mapfile -t marked < <(sed -n '2,$p' "$kit/.student_kit" | sed 's/ ([0-9]*)$//')
 check "some files are marked (${#marked[@]})" test ${#marked[@]} -gt 0
