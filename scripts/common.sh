@@ -108,8 +108,12 @@ nb_limit() { awk -v p="$1" -v cap="${2:-600}" 'BEGIN { l = 60 + 4 * p; if (l > c
 
 # The commit of this tree ("abc1234", "abc1234+dirty" with uncommitted
 # changes; a student kit: the commit it was made from; else "unknown").
+# NB_COMMIT, when set, is taken as it is: a copy of the tree whose .git lags
+# its files (a GPU host that is sent the working tree) stamps the commit the
+# sender names, not the stale one.
 nb_commit() {
     local c
+    if [ -n "${NB_COMMIT:-}" ]; then echo "$NB_COMMIT"; return; fi
     if c=$(git -C "$NB_TOP" rev-parse --short HEAD 2>/dev/null); then
         git -C "$NB_TOP" diff --quiet HEAD -- 2>/dev/null || c="$c+dirty"
         echo "$c"

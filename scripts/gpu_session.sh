@@ -36,6 +36,8 @@
 # hosts of the course have no network): scripts/carry_debs.sh says which
 # packages, e.g.
 #   here:  mkdir -p .carry/debs && (cd .carry/debs && apt-get download libcunit1 libcunit1-dev)
+# A host that is sent the working tree may hold a stale .git: pass the commit
+# sent, NB_COMMIT=$(git rev-parse --short HEAD), for the results' stamps.
 # Each phase has a time limit (PHASE_TIMEOUT_S, 240 s) so a hang still leaves
 # its log.  Exit 0 always; the summary at the end says what failed.
 set -uo pipefail
