@@ -93,7 +93,10 @@ fi
 grep -q "spin" "$subs/carol/step01_cpu/forces.c" && grep -q "does not compile" "$subs/dave/step01_cpu/forces.c" ||
   { echo "grade_class_test: the submissions could not be made"; exit 1; }
 rc=0
-CLASS_TEST_TIMEOUT=5 CLASS_RUNNER_TIMEOUT=60 \
+# each test 20 s (step01's two heaviest tests take 3-4 s on an idle 2-core
+# machine: a limit of 5 s cost alice 2 points in a CI run), each runner 60 s
+# (carol's hang)
+CLASS_TEST_TIMEOUT=20 CLASS_RUNNER_TIMEOUT=60 \
   make --no-print-directory -C "$top" grade-class SUBMISSIONS="$subs" STEPS=step01_cpu > "$tmp/class.log" 2>&1 || rc=$?
 cat "$tmp/class.log"
 csv=$subs/grades.csv
@@ -127,4 +130,9 @@ fi
 check "$students rows" test "$(tail -n +2 "$csv" | wc -l)" = "$students"
 echo
 if [ $failed = 0 ]; then echo "grade_class_test: PASS ($checks checks)"; exit 0; fi
+# what the students lost, for the failed checks above
+for d in "$subs"/.grades/*/; do
+  [ -f "$d/check-all.log" ] || continue
+  grep -E '^  FAIL' "$d/check-all.log" | head -5 | sed "s|^|$(basename "$d"): |"
+done
 echo "grade_class_test: FAIL ($failed of $checks checks failed)"; exit 1
