@@ -500,13 +500,13 @@ def check_viewers(argv):
     ok(rc == 0, "'q' ends it: exit %s" % rc)
     skipped = [int(x) for x in re.findall(r"viewer \d+: \d+ frames in [0-9.]+ s \([0-9.]+ frames/s\), (\d+) skipped", out)]
     # the frames the server made while the slow viewer was there (what the
-    # reading viewer got in those 6 s): it must have skipped half of them,
-    # at least 3 (a loaded machine makes fewer), 10 is enough
+    # reading viewer got in those 6 s), less the few the sockets' buffers
+    # took in (9 to 11 on a slow machine): it must have skipped at least 3
+    # (a server that queues every frame, or blocks, skips none)
     offered = int(fps1 * 6)
-    want = max(3, min(10, offered // 2))
-    ok(len(skipped) == 4 and max(skipped) >= want,
-       "the report lists 4 viewers, the one that never read skipped frames: %s (at least %d of the %d "
-       "frames made while it was there)" % (skipped, want, offered))
+    ok(len(skipped) == 4 and max(skipped) >= 3,
+       "the report lists 4 viewers, the one that never read skipped frames: %s (at least 3; %d "
+       "frames were made while it was there)" % (skipped, offered))
     prog.kill()
 
 
