@@ -3,10 +3,13 @@
  * a window (nb_view.c, GLFW) or a headless one (nb_egl.c, EGL).
  *
  * What it draws, in three passes over a w x h image:
- *  1. the bodies as point sprites, additively blended into a float image:
- *     each adds (colour * w, w) with w its mass times the sprite's profile
- *     (1 at the centre).  A body of the lightest mass is a 1-pixel sprite,
- *     each decade heavier 2 pixels wider (at most 9).
+ *  1. the bodies, summed: each adds (colour * w, w) to the pixels of its
+ *     sprite, w its mass times the sprite's profile (1 at the centre).  A
+ *     body of the lightest mass is a 1-pixel sprite, each decade heavier 2
+ *     pixels wider (at most 9).  With OpenGL >= 4.3 a compute shader adds
+ *     them into exact 64-bit integer sums (a fixed point of 1/256 of the
+ *     lightest mass); below, or with NB_GL_SPRITES=1 in the environment,
+ *     they are point sprites blended into a 32-bit float image.
  *  2. the tree's cells as the 12 edges of their cubes (instanced lines)
  *     into a mask, culled where narrower than 3 pixels;
  *  3. a full-screen pass: a pixel's brightness is its summed weight on the
@@ -81,6 +84,9 @@ void nb_gl_finish(void);
 double nb_gl_draw_ms(nb_gl *g, int wait);
 /* "OpenGL 4.5 (Core Profile) Mesa 22.3.6, llvmpipe (LLVM 15.0.6, 256 bits)" */
 void nb_gl_describe(char *buf, size_t len);
+/* How g adds the bodies up: "added up by a compute shader (64-bit integer
+ * sums)" (OpenGL >= 4.3) or "point sprites blended into a float image". */
+const char *nb_gl_bodies_how(const nb_gl *g);
 
 /* The camera that shows the view v of the CPU splatter (nb_render_setup). */
 nb_gl_camera nb_gl_camera_of(const nb_render_view *v);

@@ -701,13 +701,13 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
         snprintf(report, len,
                  "  view: stopped at step %lld of %d (%s); %lld frames drawn (%s, %dx%d), "
                  "%.1f%% of the %.0f ms run spent on them\n"
-                 "    renderer %s%s%s; bodies %s\n"
+                 "    renderer %s%s%s; bodies %s, %s\n"
                  "    screenshots: %lld%s%s\n",
                  (long long)sim->done, sim->o->steps, v.stop_why ? v.stop_why : "all steps done",
                  (long long)v.frames, v.win ? "window" : v.srv || v.serve_report[0] ? "headless, served" : "headless", v.w, v.h,
                  wall > 0 ? 100.0 * v.frame_ms_sum / wall : 0.0, wall, gl,
                  v.egl ? " through " : "", v.egl ? nb_egl_describe(v.egl) : "",
-                 nb_gl_feed_describe(&v.feed), (long long)v.shots, v.shots ? ", last " : "",
+                 nb_gl_feed_describe(&v.feed), v.gl ? nb_gl_bodies_how(v.gl) : "not drawn", (long long)v.shots, v.shots ? ", last " : "",
                  v.last_shot);
     }
     if (report && len && v.frames > 0) {
@@ -836,8 +836,8 @@ const char *nb_glframes_describe(nb_glframes *f)
 {
     char gl[256];
     nb_gl_describe(gl, sizeof gl);
-    snprintf(f->how, sizeof f->how, "the GL renderer (%s, through %s); bodies %s", gl,
-             nb_egl_describe(f->egl), nb_gl_feed_describe(&f->feed));
+    snprintf(f->how, sizeof f->how, "the GL renderer (%s, through %s); bodies %s, %s", gl,
+             nb_egl_describe(f->egl), nb_gl_feed_describe(&f->feed), nb_gl_bodies_how(f->gl));
     return f->how;
 }
 

@@ -75,7 +75,7 @@ grep -E 'measure:|view:|serve:|viewer [0-9]|renderer' "$OUT/measure.txt" | tee -
 fps=$(sed -n 's/.* = \([0-9.]*\) frames\/s.*/\1/p' "$OUT/measure.txt" | head -1)
 sps=$(sed -n 's/.*, \([0-9.]*\) steps\/s .*/\1/p' "$OUT/measure.txt" | head -1)
 awk -v f="${fps:-0}" 'BEGIN { printf "S1 frames delivered to one viewer on localhost: %.1f frames/s (target >= 30): %s\n",
-                              f, f >= 30 ? "MET" : "NOT MET" }' | tee -a "$log"
+                              f, (f >= 30 ? "MET" : "NOT MET") }' | tee -a "$log"
 awk -v s="${sps:-0}" -v p="$plain_ms" 'BEGIN { if (s <= 0) { print "S2 no steps/s measured"; exit }
   m = 1e3 / s; printf "S2 step time with one viewer: %.3f ms against %.3f ms without --serve: +%.1f%% (target <= 10%%): %s\n",
   m, p, (m / p - 1) * 100, (m / p - 1) * 100 <= 10 ? "MET" : "NOT MET" }' | tee -a "$log"

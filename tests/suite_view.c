@@ -190,6 +190,25 @@ static void gl_up(void)
     if (!EGL) CU_ASSERT_EQUAL_FATAL(nb_egl_open(&EGL), 0);
 }
 
+/* The renderer's two forms of the bodies' pass (nb_gl.h): the suite "view"
+ * runs its tests with the compute shader's sums, "view sprites" with the
+ * point sprites of OpenGL 3.3; each checks it got the form it asked for. */
+static int want_sprites;
+static int form_sums(void) { want_sprites = 0; return setenv("NB_GL_SPRITES", "0", 1); }
+static int form_sprites(void) { want_sprites = 1; return setenv("NB_GL_SPRITES", "1", 1); }
+
+static nb_gl *gl_new(int64_t n)
+{
+    gl_up();
+    nb_gl *g = NULL;
+    CU_ASSERT_EQUAL_FATAL(nb_gl_create(&g, n), 0);
+    const char *how = nb_gl_bodies_how(g);
+    NB_ASSERT(strstr(how, want_sprites ? "sprites" : "compute shader") != NULL,
+              "the renderer's bodies are %s, the suite asked for %s", how,
+              want_sprites ? "point sprites (NB_GL_SPRITES=1)" : "the compute shader's sums");
+    return g;
+}
+
 /* A scene of the view v as the CPU splatter would show it. */
 static nb_gl_scene scene_of(const nb_state *s, const nb_render_view *v)
 {
@@ -204,9 +223,7 @@ static nb_gl_scene scene_of(const nb_state *s, const nb_render_view *v)
 static unsigned char *gl_frame(const nb_state *s, const nb_gl_scene *sc, const nb_cells *cells,
                                int depth, int w, int h)
 {
-    gl_up();
-    nb_gl *g = NULL;
-    CU_ASSERT_EQUAL_FATAL(nb_gl_create(&g, s->n), 0);
+    nb_gl *g = gl_new(s->n);
     CU_ASSERT_EQUAL_FATAL(nb_gl_bodies_host(g, s), 0);
     if (cells) CU_ASSERT_EQUAL_FATAL(nb_gl_cells_host(g, cells, depth), 0);
     unsigned char *rgb = malloc((size_t)w * h * 3);
@@ -310,6 +327,72 @@ static void t_gl_is_cpu_splatter(void)
     NB_ASSERT_EQ("pixels whose colours are more than one level apart", far, 0);
     free(gl);
     free(cpu);
+    nb_state_free(&s);
+}
+
+/* Sums past 32 bits and in any order: a body of 2^23 times the lightest
+ * mass adds 2^31 counts to its pixel in the compute form (1/256 of the
+ * lightest mass a count), so three in one pixel carry into the high word:
+ * that pixel is three times as heavy as the pixel of a lone one (30 levels
+ * brighter on this scale), not one (a lost carry).  And the same bodies in
+ * the reverse order, in the mass mode, give the same frame byte for byte
+ * (the compute form: its sums are exact; blending floats is not). */
+static void t_sums_exact(void)
+{
+    const int S = 64;
+    nb_render_view v = { 0.0, 0.0, 1.0, -4.0, 0.0, S };
+    nb_state s;
+    far_state(&s, 6, 1e-9f);                    /* the lightest mass, out of the view */
+    const float M = 8388608.0f * 1e-9f;         /* 2^23 of it */
+    const double w = 2.0 / S;
+    const int cols[5] = { 20, 20, 20, 45, 8 }, rows[5] = { 20, 20, 20, 45, 50 };
+    for (int b = 0; b < 5; b++) {
+        s.m[b] = b < 4 ? M : 1e-3f;
+        s.x[b] = (float)(-1.0 + (cols[b] + 0.5) * w);
+        s.y[b] = (float)(1.0 - (rows[b] + 0.5) * w);
+    }
+    nb_gl_scene sc = scene_of(&s, &v);
+    unsigned char *rgb = gl_frame(&s, &sc, NULL, -1, S, S);
+    unsigned char lev[256][3];
+    for (int l = 0; l < 256; l++) nb_render_colour(NB_COLOUR_DENSITY, (unsigned char)l, lev[l]);
+    const double mass[2] = { 3.0 * M, M };
+    for (int k = 0; k < 2; k++) {
+        int col = cols[3 * k], row = rows[3 * k];
+        const unsigned char *p = rgb + 3 * ((size_t)row * S + col);
+        int got = -1;
+        for (int l = 0; l < 256 && got < 0; l++) if (!memcmp(lev[l], p, 3)) got = l;
+        int want = (int)floor((log10(mass[k]) - v.log_lo) * 255.0 / (v.log_hi - v.log_lo) + 0.5);
+        NB_ASSERT(got >= 0 && abs(got - want) <= 1, "pixel (col %d, row %d) holding %s of mass %.4g: "
+                  "colour %d %d %d is level %d, expected level %d (mass %.4g)", col, row,
+                  k ? "one body" : "three bodies", M, p[0], p[1], p[2], got, want, mass[k]);
+    }
+    free(rgb);
+    /* the order: a Plummer sphere of masses over 3 decades, forwards and backwards */
+    nb_state q;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 4000, 5, &q), 0);
+    for (int64_t i = 0; i < q.n; i++) q.m[i] = (float)(1e-6 * pow(10.0, 3.0 * (double)((i * 7919) % 1000) / 1000.0));
+    nb_render_view vq;
+    CU_ASSERT_EQUAL_FATAL(nb_render_setup(&vq, &q, 128, NULL), 0);
+    nb_gl_scene sq = scene_of(&q, &vq);
+    sq.mode = NB_COLOUR_MASS;
+    unsigned char *fwd = gl_frame(&q, &sq, NULL, -1, 128, 128);
+    for (int64_t i = 0, j = q.n - 1; i < j; i++, j--) {
+        float *f[7] = { q.x, q.y, q.z, q.vx, q.vy, q.vz, q.m };
+        for (int a = 0; a < 7; a++) { float t = f[a][i]; f[a][i] = f[a][j]; f[a][j] = t; }
+    }
+    unsigned char *bwd = gl_frame(&q, &sq, NULL, -1, 128, 128);
+    int differ = 0, nlit = 0;
+    for (int p = 0; p < 128 * 128; p++) {
+        differ += memcmp(fwd + 3 * p, bwd + 3 * p, 3) != 0;
+        nlit += lit(fwd + 3 * p);
+    }
+    printf("       bodies in the reverse order: %d of %d lit pixels differ (%s)\n", differ, nlit,
+           want_sprites ? "blended floats: not required to be 0" : "exact sums: must be 0");
+    NB_ASSERT(nlit > 500, "only %d lit pixels: not a real comparison", nlit);
+    if (!want_sprites) NB_ASSERT_EQ("pixels that change when the bodies come in the reverse order", differ, 0);
+    free(fwd);
+    free(bwd);
+    nb_state_free(&q);
     nb_state_free(&s);
 }
 
@@ -733,6 +816,7 @@ void nb_suite_view_register(void)
         { "tree_lines_on_cell_boundaries", t_tree_lines, 2 },
         { "colours_follow_the_legend", t_colours_follow_legend, 2 },
         { "facts_same_pixels_gl_and_cpu", t_facts, 1 },
+        { "sums_exact_past_32_bits_any_order", t_sums_exact, 1 },
         NB_TEST_END
     };
     static const nb_test window_tests[] = {
@@ -750,14 +834,17 @@ void nb_suite_view_register(void)
     nb_grade_suite("frame writer", writer_tests, NULL);
 #ifdef NB_HAVE_GL
     const char *skip = gl_skip();
-    nb_grade_suite("view", gl_tests, skip);
+    nb_grade_suite_setup("view", gl_tests, skip, form_sums);
+    nb_grade_suite_setup("view sprites", gl_tests, skip, form_sprites);
 #ifdef NB_HAVE_GLFW
-    nb_grade_suite("view window", window_tests, skip ? skip : xvfb_skip());
+    nb_grade_suite_setup("view window", window_tests, skip ? skip : xvfb_skip(), form_sums);
 #else
     nb_grade_suite("view window", window_tests, "built without GLFW (install libglfw3-dev)");
 #endif
 #else
     nb_grade_suite("view", gl_tests, "built without OpenGL (common/gl.mk: install libegl-dev "
+                   "libopengl-dev libstb-dev)");
+    nb_grade_suite("view sprites", gl_tests, "built without OpenGL (common/gl.mk: install libegl-dev "
                    "libopengl-dev libstb-dev)");
     nb_grade_suite("view window", window_tests, "built without OpenGL (common/gl.mk: install "
                    "libegl-dev libopengl-dev libglfw3-dev libstb-dev)");
