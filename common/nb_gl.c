@@ -48,9 +48,11 @@ struct nb_gl {
     size_t  rect_cap;
     /* the compute form (splat != 0): the sums, planes of w*h pixel pairs
      * of words: weight, then red, green, blue times the weight */
-    int     splat;
+    int     splat, splat_ok;        /* the form of this draw; whether the context has it */
+    GLint64 ssbo_max;               /* the largest storage buffer a shader may read */
+    char    splat_why[96];          /* why not, when it has it */
     GLuint  prog_splat, prog_resolve_sums, buf_acc;
-    int     acc_planes;
+    int     acc_planes, acc_w, acc_h, tex_w, tex_h;
     GLint   u_s_mvp, u_s_mref, u_s_mode, u_s_range, u_s_lut, u_s_size, u_s_n, u_s_plane;
     GLint   u_v_mask, u_v_lut, u_v_log, u_v_mode, u_v_line, u_v_w, u_v_plane, u_v_unit;
     GLuint  query[2];
@@ -364,8 +366,12 @@ static GLuint lut(int mode)
 
 const char *nb_gl_bodies_how(const nb_gl *g)
 {
-    return g->splat ? "added up by a compute shader (64-bit integer sums)"
-                    : "point sprites blended into a float image";
+    static char buf[160];
+    if (g->splat)
+        return "added up by a compute shader (64-bit integer sums)";
+    snprintf(buf, sizeof buf, "point sprites blended into a float image%s%s%s",
+             g->splat_why[0] ? " (" : "", g->splat_why, g->splat_why[0] ? ")" : "");
+    return buf;
 }
 
 void nb_gl_describe(char *buf, size_t len)
@@ -395,7 +401,9 @@ int nb_gl_create(nb_gl **out, int64_t n)
     g->prog_resolve = g->prog_tree ? program(vs_full, fs_resolve, "resolve") : 0;
     g->prog_rect = g->prog_resolve ? program(vs_rect, fs_rect, "text") : 0;
     const char *sprites = getenv("NB_GL_SPRITES");
-    g->splat = major * 10 + minor >= 43 && !(sprites && *sprites && strcmp(sprites, "0"));
+    g->splat = g->splat_ok = major * 10 + minor >= 43 && !(sprites && *sprites && strcmp(sprites, "0"));
+    if (g->splat_ok)
+        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &g->ssbo_max);
     if (g->prog_rect && g->splat) {
         g->prog_splat = compute_program(cs_splat, "bodies' sums");
         g->prog_resolve_sums = g->prog_splat ? program(vs_full, fs_resolve_sums, "resolve of the sums") : 0;
@@ -626,7 +634,7 @@ int nb_gl_cells_host(nb_gl *g, const nb_cells *c, int depth)
  * weights; 4: and the colours): kept while big enough. */
 static int sums(nb_gl *g, int w, int h, int planes)
 {
-    if (g->buf_acc && g->w == w && g->h == h && g->acc_planes >= planes)
+    if (g->buf_acc && g->acc_w == w && g->acc_h == h && g->acc_planes >= planes)
         return 0;
     if (!g->buf_acc)
         glGenBuffers(1, &g->buf_acc);
@@ -635,6 +643,8 @@ static int sums(nb_gl *g, int w, int h, int planes)
                  GL_DYNAMIC_COPY);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     g->acc_planes = planes;
+    g->acc_w = w;
+    g->acc_h = h;
     int rc = gl_check("allocating the bodies' sums");
     if (rc) {
         g->acc_planes = 0;
@@ -646,30 +656,33 @@ static int sums(nb_gl *g, int w, int h, int planes)
 /* Images of w x h for the passes (and the frame's own when offscreen). */
 static int targets(nb_gl *g, int w, int h, int offscreen, int planes)
 {
+    if (!g->tex_acc) {
+        glGenTextures(1, &g->tex_acc);
+        glGenTextures(1, &g->tex_mask);
+        glGenFramebuffers(1, &g->fbo_acc);
+        glGenFramebuffers(1, &g->fbo_mask);
+    }
     if (g->splat) {
         int rc = sums(g, w, h, planes);
         if (rc)
             return rc;
-    }
-    if (g->w != w || g->h != h) {
-        if (!g->tex_acc) {
-            glGenTextures(1, &g->tex_acc);
-            glGenTextures(1, &g->tex_mask);
-            glGenFramebuffers(1, &g->fbo_acc);
-            glGenFramebuffers(1, &g->fbo_mask);
-        }
-        glBindTexture(GL_TEXTURE_2D, g->tex_acc);      /* 1 x 1 in the compute form: unused */
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, g->splat ? 1 : w, g->splat ? 1 : h, 0, GL_RGBA, GL_FLOAT, NULL);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glBindTexture(GL_TEXTURE_2D, g->tex_mask);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, w, h, 0, GL_RED, GL_UNSIGNED_BYTE, NULL);
+    } else if (g->tex_w != w || g->tex_h != h) {   /* the sprites' float image */
+        glBindTexture(GL_TEXTURE_2D, g->tex_acc);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, w, h, 0, GL_RGBA, GL_FLOAT, NULL);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         glBindFramebuffer(GL_FRAMEBUFFER, g->fbo_acc);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, g->tex_acc, 0);
-        if (!g->splat && glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
             return nb_fail(NB_EXIT_RUNTIME, "OpenGL: cannot render into a %dx%d float image", w, h);
+        g->tex_w = w;
+        g->tex_h = h;
+    }
+    if (g->w != w || g->h != h) {
+        glBindTexture(GL_TEXTURE_2D, g->tex_mask);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, w, h, 0, GL_RED, GL_UNSIGNED_BYTE, NULL);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         glBindFramebuffer(GL_FRAMEBUFFER, g->fbo_mask);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, g->tex_mask, 0);
         if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
@@ -724,6 +737,17 @@ static void mvp_of(const nb_gl_camera *c, int w, int h, float m[16])
 int nb_gl_draw(nb_gl *g, int target, int w, int h, const nb_gl_scene *sc)
 {
     int planes = sc->mode == NB_COLOUR_DENSITY ? 1 : 4;
+    if (g->splat_ok) {                           /* the compute form, where its buffers fit */
+        double bodies = (double)(g->n > 0 ? g->n : 1) * 4 * sizeof(float);
+        double sums_b = (double)planes * 2 * w * h * sizeof(GLuint);
+        g->splat = bodies <= (double)g->ssbo_max && sums_b <= (double)g->ssbo_max;
+        if (!g->splat)
+            snprintf(g->splat_why, sizeof g->splat_why, "%s past this GL's %.0f MiB storage buffer limit",
+                     bodies > (double)g->ssbo_max ? "the bodies" : "the image's sums",
+                     (double)g->ssbo_max / 1048576.0);
+        else
+            g->splat_why[0] = '\0';
+    }
     int rc = targets(g, w, h, target == NB_GL_OFFSCREEN, planes);
     if (rc)
         return rc;

@@ -50,6 +50,8 @@ int usleep(unsigned int usec);
 #include "nb_turning.h"
 #include "nb_view.h"
 #ifdef NB_HAVE_GL
+#define GL_GLEXT_PROTOTYPES 1
+#include <GL/glcorearb.h>
 #include "nb_egl.h"
 #include "nb_gl.h"
 #endif
@@ -393,6 +395,48 @@ static void t_sums_exact(void)
     free(fwd);
     free(bwd);
     nb_state_free(&q);
+    nb_state_free(&s);
+}
+
+/* An image whose sums do not fit the largest storage buffer this GL lets a
+ * shader read (Mesa: 128 MiB, 8 bytes a pixel: past about 4096 x 4096)
+ * is drawn with the sprites, and the renderer says so and why; one that
+ * fits keeps the compute form.  Either way the bodies are on their pixels. */
+static void t_storage_limit(void)
+{
+    gl_up();
+    GLint64 max = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max);
+    const int S = 4200;                         /* 8 S^2 = 141 MB */
+    nb_render_view v = { 0.0, 0.0, 1.0, -4.0, 0.0, S };
+    nb_state s;
+    far_state(&s, 2, 1e-3f);
+    const double w = 2.0 / S;
+    const int cols[2] = { 100, 4000 }, rows[2] = { 3000, 17 };
+    for (int b = 0; b < 2; b++) {
+        s.x[b] = (float)(-1.0 + (cols[b] + 0.5) * w);
+        s.y[b] = (float)(1.0 - (rows[b] + 0.5) * w);
+    }
+    nb_gl_scene sc = scene_of(&s, &v);
+    nb_gl *g = gl_new(s.n);
+    CU_ASSERT_EQUAL_FATAL(nb_gl_bodies_host(g, &s), 0);
+    unsigned char *rgb = malloc((size_t)S * S * 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rgb);
+    NB_ASSERT_OK_FATAL("nb_gl_draw", nb_gl_draw(g, NB_GL_OFFSCREEN, S, S, &sc));
+    NB_ASSERT_OK_FATAL("nb_gl_read", nb_gl_read(g, NB_GL_OFFSCREEN, S, S, rgb));
+    const char *how = nb_gl_bodies_how(g);
+    int over = 8.0 * S * S > (double)max, sprites = strstr(how, "sprites") != NULL;
+    printf("       %dx%d: sums of %.0f MiB, this GL's limit %.0f MiB: %s\n", S, S, 8.0 * S * S / 1048576.0,
+           (double)max / 1048576.0, how);
+    NB_ASSERT(sprites == (over || want_sprites), "%dx%d image, sums %s the %lld-byte limit: the bodies "
+              "are %s", S, S, over ? "past" : "within", (long long)max, how);
+    if (over && !want_sprites) NB_ASSERT(strstr(how, "limit") != NULL, "the report does not say why: %s", how);
+    int nlit = 0, on = 0;
+    for (size_t p = 0; p < (size_t)S * S; p++) nlit += lit(rgb + 3 * p);
+    for (int b = 0; b < 2; b++) on += lit(rgb + 3 * ((size_t)rows[b] * S + cols[b]));
+    NB_ASSERT(nlit == 2 && on == 2, "%d pixels lit, %d of the 2 bodies' pixels", nlit, on);
+    nb_gl_destroy(g);
+    free(rgb);
     nb_state_free(&s);
 }
 
@@ -817,6 +861,7 @@ void nb_suite_view_register(void)
         { "colours_follow_the_legend", t_colours_follow_legend, 2 },
         { "facts_same_pixels_gl_and_cpu", t_facts, 1 },
         { "sums_exact_past_32_bits_any_order", t_sums_exact, 1 },
+        { "image_past_storage_limit_drawn", t_storage_limit, 1 },
         NB_TEST_END
     };
     static const nb_test window_tests[] = {
