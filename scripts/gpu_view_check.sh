@@ -21,9 +21,10 @@
 # 5. the benchmarks, N = 1,048,576 Plummer, step05, theta 0.5:
 #    B1 the view's cost per step (headless 1920x1080 view vs no view)
 #    B2 frames drawn per second at 1920x1080 (GL timer queries), interop,
-#       and the host path for comparison
+#       and for comparison the host path and the bodies as point sprites
+#       (NB_GL_SPRITES=1: through the rasterizer, not the compute shader)
 #    B3 --render DIR --render-every 1 against no frames (wall clock)
-#    B4 a frame with the tree overlay to depth 6
+#    B4 a frame with the tree overlay to depth 6 (and with the sprites)
 #    B1 and B3 also as a slope (runs of two lengths: the cost per step
 #    without the one-time start: context, renderer, first frame), with the
 #    report's split of the frames' time ("view time", "frames time"), and
@@ -166,6 +167,9 @@ NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:200 q" "$P" -n "$N" -s 1 
 grep -E 'bench:|bodies' "$tmp/b2.txt" | sed 's/^/B2 interop: /' | tee -a "$log"
 NB_GL_NO_INTEROP=1 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:50 q" "$P" -n "$N" -s 1 --view > "$tmp/b2h.txt" 2>&1
 grep -E 'bench:|bodies' "$tmp/b2h.txt" | sed 's/^/B2 host path: /' | tee -a "$log"
+# the same frames with the other form of the bodies' pass: point sprites through the rasterizer
+NB_GL_SPRITES=1 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:200 q" "$P" -n "$N" -s 1 --view > "$tmp/b2p.txt" 2>&1
+grep -E 'bench:|bodies' "$tmp/b2p.txt" | sed 's/^/B2 sprites: /' | tee -a "$log"
 # what a draw's time follows: a quarter of the bodies, a ninth of the pixels, uniform bodies (no dense core)
 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space bench:200 q" "$P" -n $((N / 4)) -s 1 --view > "$tmp/b2q.txt" 2>&1
 grep -E 'bench:' "$tmp/b2q.txt" | sed "s/^/B2 N = $((N / 4)): /" | tee -a "$log"
@@ -192,6 +196,8 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v p="$t4" -v q="$t5" -v r="$t6" -v s=$S -v
 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space t depth:6 bench:50 q" "$P" -n "$N" -s 1 --view > "$tmp/b4.txt" 2>&1
 grep -E 'bench:' "$tmp/b4.txt" | sed 's/^/B4 /' | tee -a "$log"
 grep -E 'tree:' "$tmp/b4.txt" | sed 's/^/B4 /' | tee -a "$log"
+NB_GL_SPRITES=1 NB_VIEW_HEADLESS=1920x1080 NB_VIEW_EVENTS="space t depth:6 bench:50 q" "$P" -n "$N" -s 1 --view > "$tmp/b4p.txt" 2>&1
+grep -E 'bench:' "$tmp/b4p.txt" | sed 's/^/B4 sprites: /' | tee -a "$log"
 
 # ---- 6. frames for the handout ---------------------------------------------------------
 ( cd "$OUT" && rm -f nbody_step05_barneshut_*.png &&
