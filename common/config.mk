@@ -62,9 +62,11 @@ LDLIBS  += -lm -fopenmp
 
 # make SANITIZE=1: the host C code (and its links) with AddressSanitizer and
 # UndefinedBehaviorSanitizer; CUDA objects keep their flags.  Every host
-# object depends on NB_MODE_FILE, rewritten when the mode (SANITIZE,
-# FORCE_VECTOR_WIDTH) changes, so switching rebuilds the host code (the CUDA
-# objects do not change).
+# object, and common's two libraries, depend on NB_MODE_FILE, rewritten
+# when the mode changes (SANITIZE, FORCE_VECTOR_WIDTH, and which optional
+# parts were found: GL, GLFW, --serve; set below), so switching rebuilds
+# the host code and the libraries' lists of objects (the CUDA objects do
+# not change).
 # The same flags build the sanitized workers of the grader (asan/ beside
 # each CPU step's objects and common/'s, tests/work_<runner>_asan: the graded
 # suite "sanitizers", tests/suite_asan.c) in every mode.
@@ -73,11 +75,6 @@ ifeq ($(SANITIZE),1)
 SAN_FLAGS := $(NB_ASAN_FLAGS)
 CFLAGS    += $(SAN_FLAGS)
 endif
-NB_MODE      := sanitize=$(SANITIZE) force-vector-width=$(FORCE_VECTOR_WIDTH)
-NB_MODE_FILE := $(TOP_DIR)/common/.build-mode
-NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)' ] || \
-                  echo '$(NB_MODE)' > '$(NB_MODE_FILE)')
-
 # the OpenGL view (--view, GL frames): optional, see gl.mk.  Every program
 # links it where it is found (nb_main() offers --view to every step).
 include $(COMMON_DIR)gl.mk
@@ -87,6 +84,12 @@ LDLIBS  += $(GL_LIBS)
 include $(COMMON_DIR)serve.mk
 CFLAGS  += $(SERVE_CFLAGS)
 LDLIBS  += $(SERVE_LIBS)
+
+NB_MODE      := sanitize=$(SANITIZE) force-vector-width=$(FORCE_VECTOR_WIDTH) gl=$(GL_FOUND) \
+                glfw=$(GLFW_FOUND) serve=$(SERVE_FOUND)
+NB_MODE_FILE := $(TOP_DIR)/common/.build-mode
+NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)' ] || \
+                  echo '$(NB_MODE)' > '$(NB_MODE_FILE)')
 
 # libpng (frames, --render)
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
