@@ -4,22 +4,27 @@
  * functions (GL_GLEXT_PROTOTYPES with <GL/glcorearb.h>), for an EGL context
  * (nb_egl.c) and a GLFW/GLX one (nb_view.c) alike.
  *
- * The bodies' pass has two forms.  With OpenGL 4.3 (compute shaders;
- * NVIDIA's driver, Mesa's llvmpipe) a compute shader adds each body into
- * a buffer of 64-bit integer sums, a pair of 32-bit words a pixel and
- * channel, with atomicAdd and a carry: exact, so the sums do not depend
- * on the order the bodies come in, and the frame is the same for the same
- * positions on any path.  No rasterizer is involved: on a GPU whose
- * graphics pipeline is small beside its compute (the H100 rasterizes 1M
- * points in about 4.6 ms at 1080p, the compute pass adds them far faster)
- * the frame costs what its memory traffic costs.  Below 4.3 (or with
- * NB_GL_SPRITES=1, which the tests use to keep that form honest) the
- * bodies are point sprites added up by blending into a 32-bit float RGBA
+ * The bodies' pass has two forms.  With OpenGL 4.3 (compute shaders and
+ * shader storage buffers: NVIDIA's driver, Mesa's llvmpipe) a compute
+ * shader adds each body into a buffer of 64-bit integer sums, a pair of
+ * 32-bit words a pixel and channel, with atomicAdd and a carry: exact, so
+ * the sums do not depend on the order the bodies come in, and the frame is
+ * the same for the same positions on any path (a count is 1/256 of the
+ * lightest mass, coarser only where the total mass would overflow a sum).
+ * No rasterizer is involved: on the H100, whose graphics pipeline is small
+ * beside its compute, a million bodies at 1920x1080 take 0.92 ms of GPU
+ * time this way against 4.56 ms as point sprites (the same run of
+ * scripts/gpu_view_check.sh, handouts/07_view.md).  The other form, the
+ * bodies as point sprites added up by blending into a 32-bit float RGBA
  * texture (a 16-bit float loses a lone light body next to a million
- * others).  Either way the tree's edges go into an 8-bit mask, and the
- * resolve pass writes the 8-bit colour image: the window's back buffer,
- * or the renderer's own framebuffer for frames.  All are sized on the
- * first draw at w x h and again when w or h changes.
+ * others), is used below 4.3, where the compute programs do not build,
+ * where the bodies or the image's sums do not fit the largest storage
+ * buffer a shader may read (Mesa: 128 MiB) or the GPU's memory, and with
+ * NB_GL_SPRITES=1 (the tests keep that form honest); nb_gl_bodies_how()
+ * says which drew, and why.  Either way the tree's edges go into an 8-bit
+ * mask, and the resolve pass writes the 8-bit colour image: the window's
+ * back buffer, or the renderer's own framebuffer for frames.  All are
+ * sized on the first draw at w x h and again when w or h changes.
  *
  * The colour maps are lookup textures filled from nb_render_colour(), so
  * the density colours are the CPU splatter's and the legend's exactly. */
@@ -53,7 +58,7 @@ struct nb_gl {
     char    splat_why[96];          /* why not, when it has it */
     GLuint  prog_splat, prog_resolve_sums, buf_acc;
     int     acc_planes, acc_w, acc_h, tex_w, tex_h;
-    GLint   u_s_mvp, u_s_mref, u_s_mode, u_s_range, u_s_lut, u_s_size, u_s_n, u_s_plane;
+    GLint   u_s_mvp, u_s_mref, u_s_per, u_s_mode, u_s_range, u_s_lut, u_s_size, u_s_n, u_s_plane;
     GLint   u_v_mask, u_v_lut, u_v_log, u_v_mode, u_v_line, u_v_w, u_v_plane, u_v_unit;
     GLuint  query[2];
     int     qnext, qpending[2];
@@ -164,12 +169,16 @@ static const char *fs_resolve =
     "  o = vec4(c, 1.0);\n"
     "}\n";
 
-/* The compute form of pass 1: a body of mass m adds m / m_ref * 256 times
- * its sprite's profile (the same sizes and profile as fs_points) to the
- * weight sums of the pixels under its sprite, and that times its colour's
- * bytes to the colour sums.  A sum is two words, low and high: the low
- * word's atomicAdd returns the old value, and a wrap carries one into the
- * high word, so the 64-bit total is exact whatever the order. */
+/* The compute form of pass 1: a body of mass m adds m / unit times its
+ * sprite's profile (the same sizes and profile as fs_points), at least 1,
+ * to the weight sums of the pixels under its sprite, and that times its
+ * colour's bytes to the colour sums.  A sum is two words, low and high:
+ * the low word's atomicAdd returns the old value, and a wrap carries one
+ * into the high word, so the 64-bit total is exact whatever the order.
+ * The unit (nb_gl_draw) is 1/256 of the lightest mass, or more where all
+ * the mass times 255 would pass 2^63 counts: no sum can overflow.  A body
+ * lands in the pixel that holds it as the CPU splatter rounds (x down, y
+ * up: its rows count from the top, the window's from the bottom). */
 static const char *cs_splat =
     "#version 430 core\n"
     "layout(local_size_x = 256) in;\n"
@@ -178,6 +187,7 @@ static const char *cs_splat =
     "layout(std430, binding = 2) buffer Sums { uint acc[]; };\n"
     "uniform mat4 u_mvp;\n"
     "uniform float u_mref;\n"
+    "uniform float u_per;\n"                    /* counts per unit of mass: 1 / unit */
     "uniform int u_mode;\n"
     "uniform vec2 u_range;\n"
     "uniform sampler2D u_lut;\n"
@@ -203,8 +213,8 @@ static const char *cs_splat =
     "    float fr = float(r) + 1.0;\n"
     "    if (!(win.x > -fr && win.y > -fr && win.x < float(u_size.x) + fr && win.y < float(u_size.y) + fr))\n"
     "      continue;\n"                          /* outside, or not a number */
-    "    ivec2 p0 = ivec2(floor(win));\n"
-    "    float base = min(m / u_mref * 256.0, 9.2e18);\n"
+    "    ivec2 p0 = ivec2(floor(win.x), ceil(win.y) - 1.0);\n"
+    "    float base = min(m * u_per, 9.2e18);\n"
     "    uvec3 rgb = uvec3(0u);\n"
     "    if (u_mode != 0) {\n"
     "      float a = u_mode == 2 ? b_speed[k] : log2(m) * 0.30102999566;\n"
@@ -244,7 +254,7 @@ static const char *fs_resolve_sums =
     "uniform vec3 u_line;\n"
     "uniform int u_w;\n"
     "uniform uint u_plane;\n"
-    "uniform float u_unit;\n"                    /* the mass of one count: m_ref / 256 */
+    "uniform float u_unit;\n"                    /* the mass of one count */
     "out vec4 o;\n"
     "float sum(uint i) { return float(acc[i + 1u]) * 4294967296.0 + float(acc[i]); }\n"
     "void main() {\n"
@@ -401,17 +411,28 @@ int nb_gl_create(nb_gl **out, int64_t n)
     g->prog_resolve = g->prog_tree ? program(vs_full, fs_resolve, "resolve") : 0;
     g->prog_rect = g->prog_resolve ? program(vs_rect, fs_rect, "text") : 0;
     const char *sprites = getenv("NB_GL_SPRITES");
-    g->splat = g->splat_ok = major * 10 + minor >= 43 && !(sprites && *sprites && strcmp(sprites, "0"));
-    if (g->splat_ok)
-        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &g->ssbo_max);
-    if (g->prog_rect && g->splat) {
-        g->prog_splat = compute_program(cs_splat, "bodies' sums");
-        g->prog_resolve_sums = g->prog_splat ? program(vs_full, fs_resolve_sums, "resolve of the sums") : 0;
-    }
-    if (!g->prog_rect || (g->splat && !g->prog_resolve_sums)) {
+    g->splat_ok = major * 10 + minor >= 43 && !(sprites && *sprites && strcmp(sprites, "0"));
+    if (!g->prog_rect) {
         nb_gl_destroy(g);
         return NB_EXIT_RUNTIME;
     }
+    if (g->splat_ok) {                           /* the compute form, or the sprites and why */
+        while (glGetError() != GL_NO_ERROR) {}
+        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &g->ssbo_max);
+        if (glGetError() != GL_NO_ERROR || g->ssbo_max <= 0) {
+            g->splat_ok = 0;
+            snprintf(g->splat_why, sizeof g->splat_why, "this GL has no shader storage buffers");
+        } else {
+            g->prog_splat = compute_program(cs_splat, "bodies' sums");
+            g->prog_resolve_sums = g->prog_splat ? program(vs_full, fs_resolve_sums, "resolve of the sums") : 0;
+            if (!g->prog_resolve_sums) {
+                g->splat_ok = 0;
+                snprintf(g->splat_why, sizeof g->splat_why, "%.90s", nb_errmsg());
+                nb_clear_error();
+            }
+        }
+    }
+    g->splat = g->splat_ok;
     GLuint p = g->prog_points;
     g->u_p_mvp = glGetUniformLocation(p, "u_mvp");
     g->u_p_mref = glGetUniformLocation(p, "u_mref");
@@ -434,6 +455,7 @@ int nb_gl_create(nb_gl **out, int64_t n)
         p = g->prog_splat;
         g->u_s_mvp = glGetUniformLocation(p, "u_mvp");
         g->u_s_mref = glGetUniformLocation(p, "u_mref");
+        g->u_s_per = glGetUniformLocation(p, "u_per");
         g->u_s_mode = glGetUniformLocation(p, "u_mode");
         g->u_s_range = glGetUniformLocation(p, "u_range");
         g->u_s_lut = glGetUniformLocation(p, "u_lut");
@@ -662,11 +684,22 @@ static int targets(nb_gl *g, int w, int h, int offscreen, int planes)
         glGenFramebuffers(1, &g->fbo_acc);
         glGenFramebuffers(1, &g->fbo_mask);
     }
-    if (g->splat) {
-        int rc = sums(g, w, h, planes);
-        if (rc)
-            return rc;
-    } else if (g->tex_w != w || g->tex_h != h) {   /* the sprites' float image */
+    if (g->splat && sums(g, w, h, planes)) {      /* no room for the sums: the sprites */
+        snprintf(g->splat_why, sizeof g->splat_why, "%.90s", nb_errmsg());
+        nb_clear_error();
+        g->splat = 0;
+    }
+    if (g->splat && g->tex_w) {                  /* the other form's image, freed */
+        glBindTexture(GL_TEXTURE_2D, g->tex_acc);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, 1, 1, 0, GL_RGBA, GL_FLOAT, NULL);
+        g->tex_w = g->tex_h = 0;
+    } else if (!g->splat && g->acc_planes) {
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->buf_acc);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, 4, NULL, GL_DYNAMIC_COPY);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+        g->acc_planes = g->acc_w = g->acc_h = 0;
+    }
+    if (!g->splat && (g->tex_w != w || g->tex_h != h)) {   /* the sprites' float image */
         glBindTexture(GL_TEXTURE_2D, g->tex_acc);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, w, h, 0, GL_RGBA, GL_FLOAT, NULL);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -768,6 +801,10 @@ int nb_gl_draw(nb_gl *g, int target, int w, int h, const nb_gl_scene *sc)
     int am = sc->mode == NB_COLOUR_SPEED ? NB_COLOUR_SPEED : NB_COLOUR_MASS;
     double lo = sc->lo[am], hi = sc->hi[am] > sc->lo[am] ? sc->hi[am] : sc->lo[am] + 1.0;
     float m_ref = (float)(sc->m_ref > 0 ? sc->m_ref : 1.0);
+    /* the compute form's count: 1/256 of the lightest mass, or more where
+     * 255 times all the mass would pass 2^63 counts; never below 1e-30 (its
+     * inverse stays a float) */
+    double unit = fmax(fmax((double)m_ref / 256.0, 255.0 * sc->m_sum / 9223372036854775808.0), 1e-30);
     GLuint plane = 2u * (GLuint)w * (GLuint)h;
 
     /* 1. the bodies, summed */
@@ -785,6 +822,7 @@ int nb_gl_draw(nb_gl *g, int target, int w, int h, const nb_gl_scene *sc)
         glUseProgram(g->prog_splat);
         glUniformMatrix4fv(g->u_s_mvp, 1, GL_FALSE, mvp);
         glUniform1f(g->u_s_mref, m_ref);
+        glUniform1f(g->u_s_per, (float)(1.0 / unit));
         glUniform1i(g->u_s_mode, sc->mode);
         glUniform2f(g->u_s_range, (float)lo, (float)hi);
         glActiveTexture(GL_TEXTURE0);
@@ -819,6 +857,7 @@ int nb_gl_draw(nb_gl *g, int target, int w, int h, const nb_gl_scene *sc)
 
     /* 2. the tree's edges */
     glBindFramebuffer(GL_FRAMEBUFFER, g->fbo_mask);
+    glClearColor(0, 0, 0, 0);
     glClear(GL_COLOR_BUFFER_BIT);
     if (sc->tree && g->cells_n > 0) {
         glUseProgram(g->prog_tree);
@@ -847,7 +886,7 @@ int nb_gl_draw(nb_gl *g, int target, int w, int h, const nb_gl_scene *sc)
         glUniform3f(g->u_v_line, 150 / 255.0f, 225 / 255.0f, 1.0f);
         glUniform1i(g->u_v_w, w);
         glUniform1ui(g->u_v_plane, plane);
-        glUniform1f(g->u_v_unit, m_ref / 256.0f);
+        glUniform1f(g->u_v_unit, (float)unit);
     } else {
         glUseProgram(g->prog_resolve);
         glUniform1i(g->u_r_acc, 0);
@@ -971,12 +1010,14 @@ void nb_gl_scales(nb_gl_scene *sc, const nb_state *s, const nb_render_view *v)
     sc->log_hi = v->log_hi;
     sc->lo[NB_COLOUR_DENSITY] = v->log_lo;
     sc->hi[NB_COLOUR_DENSITY] = v->log_hi;
-    double mmin = INFINITY, mmax = 0.0;
+    double mmin = INFINITY, mmax = 0.0, msum = 0.0;
     for (int64_t i = 0; i < s->n; i++)
-        if (s->m[i] > 0.0f) {
+        if (s->m[i] > 0.0f && isfinite(s->m[i])) {
             if (s->m[i] < mmin) mmin = s->m[i];
             if (s->m[i] > mmax) mmax = s->m[i];
+            msum += s->m[i];
         }
+    sc->m_sum = msum;
     if (!(mmax > 0.0))
         mmin = mmax = 1.0;
     sc->m_ref = mmin;

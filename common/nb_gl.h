@@ -8,8 +8,11 @@
  *     body of the lightest mass is a 1-pixel sprite, each decade heavier 2
  *     pixels wider (at most 9).  With OpenGL >= 4.3 a compute shader adds
  *     them into exact 64-bit integer sums (a fixed point of 1/256 of the
- *     lightest mass); below, or with NB_GL_SPRITES=1 in the environment,
- *     they are point sprites blended into a 32-bit float image.
+ *     lightest mass, coarser only where the total would overflow), and a
+ *     body on a pixel's edge lands where the CPU splatter puts it; where
+ *     that form cannot run (below 4.3, buffers past the storage limit or
+ *     the memory, NB_GL_SPRITES=1 in the environment) they are point
+ *     sprites blended into a 32-bit float image (nb_gl.c says more).
  *  2. the tree's cells as the 12 edges of their cubes (instanced lines)
  *     into a mask, culled where narrower than 3 pixels;
  *  3. a full-screen pass: a pixel's brightness is its summed weight on the
@@ -49,6 +52,7 @@ typedef struct nb_gl_scene {
     double lo[NB_COLOUR_MODES], hi[NB_COLOUR_MODES];   /* colour range of each mode (log10
                                                          * mass; speed; density = log_lo/hi) */
     double m_ref;           /* the lightest mass > 0: a 1-pixel sprite */
+    double m_sum;           /* all the masses: the compute form's sums never pass 2^63 */
     int    tree;            /* draw the cells given last (nb_gl_cells_*) */
     const nb_facts *facts;  /* the text, scale bar and legend, or NULL */
 } nb_gl_scene;
@@ -84,8 +88,10 @@ void nb_gl_finish(void);
 double nb_gl_draw_ms(nb_gl *g, int wait);
 /* "OpenGL 4.5 (Core Profile) Mesa 22.3.6, llvmpipe (LLVM 15.0.6, 256 bits)" */
 void nb_gl_describe(char *buf, size_t len);
-/* How g adds the bodies up: "added up by a compute shader (64-bit integer
- * sums)" (OpenGL >= 4.3) or "point sprites blended into a float image". */
+/* How g added the bodies up in its last draw (before any: how it means
+ * to): "added up by a compute shader (64-bit integer sums)" or "point
+ * sprites blended into a float image", with the reason in parentheses
+ * when the compute form was there but could not be used. */
 const char *nb_gl_bodies_how(const nb_gl *g);
 
 /* The camera that shows the view v of the CPU splatter (nb_render_setup). */

@@ -398,6 +398,67 @@ static void t_sums_exact(void)
     nb_state_free(&s);
 }
 
+/* Bodies exactly on pixel edges light the pixel the CPU splatter gives
+ * them (x rounds down, y up: its rows count from the top), in the compute
+ * form (the sprites follow GL's rasterization rules there: not required).
+ * And masses 1e20 times the lightest: pixels holding 1, 3 x 1 and 10 are
+ * three distinct levels in both forms (the compute form's count grows with
+ * the total mass, so no 64-bit sum overflows). */
+static void t_edges_extremes(void)
+{
+    const int S = 64;
+    nb_render_view v = { 0.0, 0.0, 1.0, -4.0, 0.0, S };
+    nb_state s;
+    far_state(&s, 4, 1e-3f);
+    const int k[4][2] = { { 32, 32 }, { 10, 10 }, { 50, 40 }, { 1, 63 } };   /* edges: x = -1 + k w */
+    for (int b = 0; b < 4; b++) {
+        s.x[b] = (float)(-1.0 + k[b][0] / 32.0);
+        s.y[b] = (float)(-1.0 + k[b][1] / 32.0);
+    }
+    nb_gl_scene sc = scene_of(&s, &v);
+    unsigned char *gl = gl_frame(&s, &sc, NULL, -1, S, S), *cpu = malloc((size_t)S * S * 3);
+    CU_ASSERT_EQUAL_FATAL(nb_render_rgb(&v, &s, NULL, cpu), 0);
+    int differ = 0, nlit = 0;
+    for (int p = 0; p < S * S; p++) {
+        differ += lit(gl + 3 * p) != lit(cpu + 3 * p);
+        nlit += lit(cpu + 3 * p);
+    }
+    printf("       4 bodies on pixel edges: %d of the %d CPU pixels lit differently (%s)\n", differ, nlit,
+           want_sprites ? "GL's point rules: not required to be 0" : "must be 0");
+    NB_ASSERT_EQ("bodies in the CPU frame", nlit, 4);
+    if (!want_sprites) NB_ASSERT_EQ("pixels lit in one frame and not the other (bodies on pixel edges)", differ, 0);
+    free(gl);
+    free(cpu);
+    nb_state_free(&s);
+
+    /* 1e20: pixels of mass 1, 3 and 10 next to a body of 1e-20 */
+    nb_render_view ve = { 0.0, 0.0, 1.0, -1.0, 2.0, S };
+    far_state(&s, 6, 1e-20f);
+    const int cols[5] = { 10, 30, 30, 30, 50 };
+    const float ms[5] = { 1.0f, 1.0f, 1.0f, 1.0f, 10.0f };
+    for (int b = 0; b < 5; b++) {
+        s.m[b] = ms[b];
+        s.x[b] = (float)(-1.0 + (cols[b] + 0.5) / 32.0);
+        s.y[b] = (float)(1.0 - 20.5 / 32.0);
+    }
+    sc = scene_of(&s, &ve);
+    gl = gl_frame(&s, &sc, NULL, -1, S, S);
+    unsigned char lev[256][3];
+    for (int l = 0; l < 256; l++) nb_render_colour(NB_COLOUR_DENSITY, (unsigned char)l, lev[l]);
+    const double mass[3] = { 1.0, 3.0, 10.0 };
+    const int at[3] = { 10, 30, 50 };
+    for (int j = 0; j < 3; j++) {
+        const unsigned char *p = gl + 3 * ((size_t)20 * S + at[j]);
+        int got = -1;
+        for (int l = 0; l < 256 && got < 0; l++) if (!memcmp(lev[l], p, 3)) got = l;
+        int want = (int)floor((log10(mass[j]) - ve.log_lo) * 255.0 / (ve.log_hi - ve.log_lo) + 0.5);
+        NB_ASSERT(got >= 0 && abs(got - want) <= 1, "lightest mass 1e-20: the pixel of mass %g is level %d, "
+                  "expected %d", mass[j], got, want);
+    }
+    free(gl);
+    nb_state_free(&s);
+}
+
 /* An image whose sums do not fit the largest storage buffer this GL lets a
  * shader read (Mesa: 128 MiB, 8 bytes a pixel: past about 4096 x 4096)
  * is drawn with the sprites, and the renderer says so and why; one that
@@ -862,6 +923,7 @@ void nb_suite_view_register(void)
         { "facts_same_pixels_gl_and_cpu", t_facts, 1 },
         { "sums_exact_past_32_bits_any_order", t_sums_exact, 1 },
         { "image_past_storage_limit_drawn", t_storage_limit, 1 },
+        { "bodies_on_pixel_edges_and_extreme_masses", t_edges_extremes, 1 },
         NB_TEST_END
     };
     static const nb_test window_tests[] = {
