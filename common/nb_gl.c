@@ -16,8 +16,8 @@
  * time this way against 4.56 ms as point sprites (the same run of
  * scripts/gpu_view_check.sh, handouts/07_view.md).  The other form, the
  * bodies as point sprites added up by blending into a 32-bit float RGBA
- * texture (a 16-bit float loses a lone light body next to a million
- * others), is used below 4.3, where the compute programs do not build,
+ * texture (a 16-bit float has no value below 6e-8 and an 11-bit
+ * mantissa: light bodies vanish, alone or in a heavy pixel), is used below 4.3, where the compute programs do not build,
  * where the bodies or the image's sums do not fit the largest storage
  * buffer a shader may read (Mesa: 128 MiB) or the GPU's memory, and with
  * NB_GL_SPRITES=1 (the tests keep that form honest); nb_gl_bodies_how()
