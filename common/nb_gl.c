@@ -148,25 +148,36 @@ static const char *vs_full =
     "  gl_Position = vec4(p, 0.0, 1.0);\n"
     "}\n";
 
+/* Pass 3's colour, shared by both forms of the resolve: the pixel's mass
+ * on the log scale (level = 255 (log10 mass - lo) / (hi - lo), clamped to
+ * [1, 255]), the density map's colour at that level or the pixel's mean
+ * colour dimmed by it, then the tree's mask. */
+#define NB_GLSL_SHADE \
+    "uniform sampler2D u_mask, u_lut;\n" \
+    "uniform vec2 u_log;\n"                      /* log10 weight at level 0 and 255 */ \
+    "uniform int u_mode;\n" \
+    "uniform vec3 u_line;\n" \
+    "out vec4 o;\n" \
+    "void shade(ivec2 p, float mass, vec3 mean) {\n" \
+    "  vec3 c = vec3(0.0);\n" \
+    "  if (mass > 0.0) {\n" \
+    "    float lv = floor((log2(mass) * 0.30102999566 - u_log.x) * 255.0 / (u_log.y - u_log.x) + 0.5);\n" \
+    "    lv = clamp(lv, 1.0, 255.0);\n" \
+    "    if (u_mode == 0) c = texelFetch(u_lut, ivec2(int(lv), 0), 0).rgb;\n" \
+    "    else c = mean * (0.4 + 0.6 * lv / 255.0);\n" \
+    "  }\n" \
+    "  if (texelFetch(u_mask, p, 0).r > 0.5) c += 0.5 * (u_line - c);\n" \
+    "  o = vec4(c, 1.0);\n" \
+    "}\n"
+
 static const char *fs_resolve =
     "#version 330 core\n"
-    "uniform sampler2D u_acc, u_mask, u_lut;\n"
-    "uniform vec2 u_log;\n"                      /* log10 weight at level 0 and 255 */
-    "uniform int u_mode;\n"
-    "uniform vec3 u_line;\n"
-    "out vec4 o;\n"
+    NB_GLSL_SHADE
+    "uniform sampler2D u_acc;\n"
     "void main() {\n"
     "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
     "  vec4 a = texelFetch(u_acc, p, 0);\n"
-    "  vec3 c = vec3(0.0);\n"
-    "  if (a.a > 0.0) {\n"
-    "    float lv = floor((log2(a.a) * 0.30102999566 - u_log.x) * 255.0 / (u_log.y - u_log.x) + 0.5);\n"
-    "    lv = clamp(lv, 1.0, 255.0);\n"
-    "    if (u_mode == 0) c = texelFetch(u_lut, ivec2(int(lv), 0), 0).rgb;\n"
-    "    else c = a.rgb / a.a * (0.4 + 0.6 * lv / 255.0);\n"
-    "  }\n"
-    "  if (texelFetch(u_mask, p, 0).r > 0.5) c += 0.5 * (u_line - c);\n"
-    "  o = vec4(c, 1.0);\n"
+    "  shade(p, a.a, a.a > 0.0 ? a.rgb / a.a : vec3(0.0));\n"
     "}\n";
 
 /* The compute form of pass 1: a body of mass m adds m / unit times its
@@ -244,33 +255,23 @@ static const char *cs_splat =
     "  }\n"
     "}\n";
 
-/* Pass 3 of the compute form: fs_resolve, reading the sums. */
+/* Pass 3 of the compute form: the same colour, from the sums (the colour
+ * planes only in the mass and speed modes: in the density mode they are
+ * not there). */
 static const char *fs_resolve_sums =
     "#version 430 core\n"
+    NB_GLSL_SHADE
     "layout(std430, binding = 2) readonly buffer Sums { uint acc[]; };\n"
-    "uniform sampler2D u_mask, u_lut;\n"
-    "uniform vec2 u_log;\n"
-    "uniform int u_mode;\n"
-    "uniform vec3 u_line;\n"
     "uniform int u_w;\n"
     "uniform uint u_plane;\n"
     "uniform float u_unit;\n"                    /* the mass of one count */
-    "out vec4 o;\n"
     "float sum(uint i) { return float(acc[i + 1u]) * 4294967296.0 + float(acc[i]); }\n"
     "void main() {\n"
     "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
     "  uint i = 2u * uint(p.y * u_w + p.x);\n"
     "  float w = sum(i);\n"
-    "  vec3 c = vec3(0.0);\n"
-    "  if (w > 0.0) {\n"
-    "    float lv = floor((log2(w * u_unit) * 0.30102999566 - u_log.x) * 255.0 / (u_log.y - u_log.x) + 0.5);\n"
-    "    lv = clamp(lv, 1.0, 255.0);\n"
-    "    if (u_mode == 0) c = texelFetch(u_lut, ivec2(int(lv), 0), 0).rgb;\n"
-    "    else c = vec3(sum(u_plane + i), sum(2u * u_plane + i), sum(3u * u_plane + i)) / (w * 255.0)\n"
-    "             * (0.4 + 0.6 * lv / 255.0);\n"
-    "  }\n"
-    "  if (texelFetch(u_mask, p, 0).r > 0.5) c += 0.5 * (u_line - c);\n"
-    "  o = vec4(c, 1.0);\n"
+    "  shade(p, w * u_unit, u_mode != 0 && w > 0.0\n"
+    "      ? vec3(sum(u_plane + i), sum(2u * u_plane + i), sum(3u * u_plane + i)) / (w * 255.0) : vec3(0.0));\n"
     "}\n";
 
 static const char *vs_rect =

@@ -239,6 +239,23 @@ static unsigned char *gl_frame(const nb_state *s, const nb_gl_scene *sc, const n
 
 static int lit(const unsigned char *p) { return p[0] || p[1] || p[2]; }
 
+/* The level of the density map whose colour the pixel p has, or -1. */
+static int density_level(const unsigned char *p)
+{
+    unsigned char c[3];
+    for (int l = 0; l < 256; l++) {
+        nb_render_colour(NB_COLOUR_DENSITY, (unsigned char)l, c);
+        if (!memcmp(c, p, 3)) return l;
+    }
+    return -1;
+}
+
+/* The level a pixel of this mass has on the view's log scale (unclamped). */
+static int level_of_mass(const nb_render_view *v, double mass)
+{
+    return (int)floor((log10(mass) - v->log_lo) * 255.0 / (v->log_hi - v->log_lo) + 0.5);
+}
+
 /* Two bodies at the centres of pixels (col 5, row 9) and (col 40, row 50)
  * of [-1, 1]^2 in 64 pixels (row 0 on top, so +y is up): exactly those two
  * pixels are lit, each in the colour of its level. */
@@ -355,15 +372,11 @@ static void t_sums_exact(void)
     }
     nb_gl_scene sc = scene_of(&s, &v);
     unsigned char *rgb = gl_frame(&s, &sc, NULL, -1, S, S);
-    unsigned char lev[256][3];
-    for (int l = 0; l < 256; l++) nb_render_colour(NB_COLOUR_DENSITY, (unsigned char)l, lev[l]);
     const double mass[2] = { 3.0 * M, M };
     for (int k = 0; k < 2; k++) {
         int col = cols[3 * k], row = rows[3 * k];
         const unsigned char *p = rgb + 3 * ((size_t)row * S + col);
-        int got = -1;
-        for (int l = 0; l < 256 && got < 0; l++) if (!memcmp(lev[l], p, 3)) got = l;
-        int want = (int)floor((log10(mass[k]) - v.log_lo) * 255.0 / (v.log_hi - v.log_lo) + 0.5);
+        int got = density_level(p), want = level_of_mass(&v, mass[k]);
         NB_ASSERT(got >= 0 && abs(got - want) <= 1, "pixel (col %d, row %d) holding %s of mass %.4g: "
                   "colour %d %d %d is level %d, expected level %d (mass %.4g)", col, row,
                   k ? "one body" : "three bodies", M, p[0], p[1], p[2], got, want, mass[k]);
@@ -443,15 +456,11 @@ static void t_edges_extremes(void)
     }
     sc = scene_of(&s, &ve);
     gl = gl_frame(&s, &sc, NULL, -1, S, S);
-    unsigned char lev[256][3];
-    for (int l = 0; l < 256; l++) nb_render_colour(NB_COLOUR_DENSITY, (unsigned char)l, lev[l]);
     const double mass[3] = { 1.0, 3.0, 10.0 };
     const int at[3] = { 10, 30, 50 };
     for (int j = 0; j < 3; j++) {
         const unsigned char *p = gl + 3 * ((size_t)20 * S + at[j]);
-        int got = -1;
-        for (int l = 0; l < 256 && got < 0; l++) if (!memcmp(lev[l], p, 3)) got = l;
-        int want = (int)floor((log10(mass[j]) - ve.log_lo) * 255.0 / (ve.log_hi - ve.log_lo) + 0.5);
+        int got = density_level(p), want = level_of_mass(&ve, mass[j]);
         NB_ASSERT(got >= 0 && abs(got - want) <= 1, "lightest mass 1e-20: the pixel of mass %g is level %d, "
                   "expected %d", mass[j], got, want);
     }
