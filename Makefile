@@ -53,6 +53,7 @@ setup:
 
 # every program this machine can run, step05 --cpu too; a table at the end
 RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(if $(and $(filter step04_shared,$(s)),$(NB_TUNED)),step04_shared/nbody_tuned) \
+                  $(if $(and $(filter step05_barneshut,$(s)),$(NB_TUNED05)),step05_barneshut/nbody_tuned) \
                   $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
 run: deps all
 	@scripts/run.sh $(RUN_PROGRAMS)
@@ -86,7 +87,8 @@ mutants: deps-test
 	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/mutants.sh
 
 sanitize: all
-	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(if $(and $(filter step04_shared,$(STEPS)),$(NB_TUNED)),step04_shared/nbody_tuned)
+	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(if $(and $(filter step04_shared,$(STEPS)),$(NB_TUNED)),step04_shared/nbody_tuned) \
+	  $(if $(and $(filter step05_barneshut,$(STEPS)),$(NB_TUNED05)),step05_barneshut/nbody_tuned)
 
 # libFuzzer targets of the readers and the option parser (fuzz/Makefile)
 FUZZ_SECONDS ?= 60

@@ -18,14 +18,18 @@ NB_SCRIPTS := $(dir $(lastword $(MAKEFILE_LIST)))
 NB_SCRIPT_VARS := QUICK REPEATS SLUG PRECISION_TABLE CPU_MAX_N DRIFT_N DRIFT_DT DRIFT_EPS DRIFT_STEPS DRIFT_EVERY RESULTS_DIR REPORT REPORT_FRAMES REPORT_RUN REPORT_SCREENSHOT NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
                   TABLES_BUDGET_S CPU_BUDGET_S CPU_TARGET_S CPU_MAX_STEPS \
                   GPU_TARGET_S GPU_MIN_STEPS GPU_MAX_STEPS STD_STEPS \
-                  BENCH_GPU_N BENCH_CPU_N BENCH_TARGET_S
+                  BENCH_GPU_N BENCH_CPU_N BENCH_TARGET_S TREE_N LESSON_THETA TUNED_THETA TREE_STEPS
 # Pass only the variables that are set, so the scripts' defaults apply otherwise.
 NB_SCRIPT_ENV = $(foreach v,$(NB_SCRIPT_VARS),$(if $(value $(v)),$(v)='$($(v))'))
 
-.PHONY: bench tables plots drift profile report report-check
+.PHONY: bench bench-tree tables plots drift profile report report-check
 
 bench: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)bench.sh
+
+# the lesson's GPU tree and its tuned build at equal accuracy (scripts/tree_tuned.sh)
+bench-tree: all
+	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)tree_tuned.sh
 
 tables: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)tables.sh

@@ -970,6 +970,10 @@ extern "C" int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a)
     a->ax = g->d.ax; a->ay = g->d.ay; a->az = g->d.az;
     a->sorted = g->d.sorted;
     a->bytes = g->bytes_bodies + g->bytes_cells;
+    a->ncells = g->hst.ncells;
+    a->child = g->d.child; a->chain = g->d.chain; a->bnext = g->d.bnext; a->parent = g->d.parent;
+    a->mass = (const float *)g->d.mass;
+    a->link = (const int *)g->d.link;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 # tests/runners.mk -- the CUnit runners, one list for the top-level Makefile
 # and tests/Makefile: common, one per step directory (step*/Makefile, found,
-# not listed), and step04's tuned build (a second program of step04_shared).
+# not listed), and the tuned builds of step04 and step05 (second programs of
+# their steps).
 # step06_multigpu needs NCCL (common/nccl.mk): without it, it is left out of
 # the steps and NB_SKIPPED says why (`make`, `make run` and `make check-all`
 # print it; nothing fails).
@@ -17,7 +18,9 @@ else
 NB_STEPS   := $(NB_STEPS_FOUND)
 endif
 # $(call nb_runners,STEPS): the runners of those steps
-# (the tuned build only where its source is: the student kit leaves it out)
+# (the tuned builds only where their sources are: the student kit leaves them out)
 NB_TUNED := $(wildcard $(NB_TOP)/step04_shared/tuned.cu)
-nb_runners = common $(1) $(if $(and $(filter step04_shared,$(1)),$(NB_TUNED)),step04_tuned)
+NB_TUNED05 := $(wildcard $(NB_TOP)/step05_barneshut/tuned.cu)
+nb_runners = common $(1) $(if $(and $(filter step04_shared,$(1)),$(NB_TUNED)),step04_tuned) \
+             $(if $(and $(filter step05_barneshut,$(1)),$(NB_TUNED05)),step05_tuned)
 NB_RUNNERS := $(call nb_runners,$(NB_STEPS))

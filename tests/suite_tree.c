@@ -905,30 +905,14 @@ static void t_gpu_1000_builds(void)
     nb_state_free(&s);
 }
 
-void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_binary)
+/* The GPU suite alone, under its own name (step05's tuned build: the
+ * lesson's CPU code, cpu, is the reference its GPU cases compare with). */
+void nb_tree_register_gpu(const nb_step *gpu, const nb_step *cpu, const char *step_binary,
+                          const char *suite)
 {
     GPU.step = gpu;
     CPU.step = cpu;
     binary = step_binary;
-    static const nb_test cpu_tests[] = {
-        { "cpu tree invariants (plummer 10007, disk 4099)", t_cpu_invariants, 3 },
-        { "cpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_cpu_theta0, 2 },
-        { "cpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_cpu_plummer65536, 3 },
-        { "cpu coincident bodies (2, 3, 1000 at one point)", t_cpu_coincident, 2 },
-        { "cpu bodies on cell boundaries", t_cpu_boundaries, 1 },
-        { "cpu tight clusters 1e-3 and 1e-5 apart (p99 1e-3)", t_cpu_clusters, 2 },
-        { "cpu random cluster configurations (median 1e-3, p99 1e-2)", t_cpu_clusters_random, 1 },
-        { "cpu N = 1, 2, 3, 33, 100003", t_cpu_small_n, 2 },
-        { "cpu escapers", t_cpu_escapers, 1 },
-        { "cpu far body (1e20 away): overflowed cells opened", t_cpu_far_body, 1 },
-        { "cpu non-finite positions: exit 3, no tree", t_cpu_nonfinite, 1 },
-        { "cpu --threads 1 and 4: bit-identical accelerations, same interactions",
-          t_cpu_threads_bit_identical, 2 },
-        { "cpu --threads with --cpu only (exit 2 without)", t_cpu_threads_option, 1 },
-        { "cpu walk's vote, both forms = the definition, bit for bit", t_cpu_vote_forms, 1 },
-        { "cpu deep trees (depth 64, 8 cells per level): theta 0 and 0.5", t_cpu_deep, 2 },
-        NB_TEST_END
-    };
     static const nb_test gpu_tests[] = {
         { "gpu tree invariants (plummer 10007, disk 4099)", t_gpu_invariants, 3 },
         { "gpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_gpu_theta0, 2 },
@@ -949,6 +933,30 @@ void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_b
         { "gpu 1M tight cluster, theta 0 (N^2 interactions, sampled)", t_gpu_million_theta0, 2 },
         NB_TEST_END
     };
+    nb_grade_suite(suite, gpu_tests, nb_grade_gpu_skip(GPU.step));
+}
+
+void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_binary)
+{
+    static const nb_test cpu_tests[] = {
+        { "cpu tree invariants (plummer 10007, disk 4099)", t_cpu_invariants, 3 },
+        { "cpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_cpu_theta0, 2 },
+        { "cpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_cpu_plummer65536, 3 },
+        { "cpu coincident bodies (2, 3, 1000 at one point)", t_cpu_coincident, 2 },
+        { "cpu bodies on cell boundaries", t_cpu_boundaries, 1 },
+        { "cpu tight clusters 1e-3 and 1e-5 apart (p99 1e-3)", t_cpu_clusters, 2 },
+        { "cpu random cluster configurations (median 1e-3, p99 1e-2)", t_cpu_clusters_random, 1 },
+        { "cpu N = 1, 2, 3, 33, 100003", t_cpu_small_n, 2 },
+        { "cpu escapers", t_cpu_escapers, 1 },
+        { "cpu far body (1e20 away): overflowed cells opened", t_cpu_far_body, 1 },
+        { "cpu non-finite positions: exit 3, no tree", t_cpu_nonfinite, 1 },
+        { "cpu --threads 1 and 4: bit-identical accelerations, same interactions",
+          t_cpu_threads_bit_identical, 2 },
+        { "cpu --threads with --cpu only (exit 2 without)", t_cpu_threads_option, 1 },
+        { "cpu walk's vote, both forms = the definition, bit for bit", t_cpu_vote_forms, 1 },
+        { "cpu deep trees (depth 64, 8 cells per level): theta 0 and 0.5", t_cpu_deep, 2 },
+        NB_TEST_END
+    };
     nb_grade_suite("step05 cpu tree", cpu_tests, NULL);
-    nb_grade_suite("step05 gpu tree", gpu_tests, nb_grade_gpu_skip(GPU.step));
+    nb_tree_register_gpu(gpu, cpu, step_binary, "step05 gpu tree");
 }

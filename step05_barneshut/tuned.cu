@@ -1,0 +1,687 @@
+/* step05_barneshut/tuned.cu -- the tuned build of step05 (program nbody_tuned).
+ *
+ * The lesson's tree code (bh_gpu.cu) builds the octree, sums its cells and
+ * puts the bodies in tree order; this build runs those kernels unchanged,
+ * through the library interface of bh_gpu.h (as step06 does), and replaces
+ * what follows them -- the force -- with the two ideas that the tree codes
+ * built for speed (Bonsai, GOTHIC) share:
+ *
+ *  1. Quadrupole moments.  Each cell also carries the traceless quadrupole
+ *     of its bodies about its centre of mass,
+ *         Q = sum_b m_b (3 r_b r_b^T - |r_b|^2 I),  r_b = x_b - centre,
+ *     summed bottom-up (k_quad: a parent's Q is its children's Q moved to
+ *     the parent's centre by the parallel-axis rule, and its own leaf
+ *     bodies), in the fixed child order 0..7: the same bits every run.  A
+ *     cell used as one body then pulls with
+ *         a = M d / r^3 - Q d / r^5 + 5/2 (d.Q.d) d / r^7,
+ *     d the vector from the body to the centre, r^2 = |d|^2 + eps^2 (the
+ *     softening of nb_interact in every power).  The monopole's error falls
+ *     as (s/d)^2 with the cell size s over its distance d, the quadrupole's
+ *     as (s/d)^3 (the dipole about the centre of mass is zero), so a larger
+ *     theta keeps the same accuracy with fewer, dearer interactions.
+ *     NB_TUNE=order=1 drops Q (monopole, for comparison).
+ *
+ *  2. Walk once per group, evaluate like a tile.  A warp takes 32
+ *     neighbours in tree order and walks the tree once for all of them,
+ *     testing up to 32 nodes at a time (one a lane) from a stack in global
+ *     memory: a body is appended to the group's body list; a cell is
+ *     appended to its cell list if it is far from the box around the 32
+ *     bodies, or else far from each of them (the lesson's vote, one near
+ *     cell at a time); otherwise its children go on the stack.  The lists
+ *     live in shared memory; when one fills, every lane reads each entry (a
+ *     broadcast) and adds its pull, as the all-pairs tiles of step04 do.
+ *     A cell far from the box is far from each body, so the cells used are
+ *     the lesson's (its walk's vote: far from all 32), and so are the
+ *     interaction counts (the tests compare them); offsets come from warp
+ *     scans, so the lists, their order and the sums are the same every run.
+ *     The warps take groups from a counter (a persistent grid: the stacks
+ *     are only for the warps that can be resident).  A stack that would
+ *     overflow (theta near 0) sends the group to the lesson's stackless
+ *     walk with the same acceptance and the same pull (counted, reported).
+ *
+ * Step: drift (the lesson's) -> bbox, build, summarize, sort (the lesson's)
+ * -> k_quad_count, k_quad -> k_group_force -> kick (the lesson's).  The
+ * tree is rebuilt every step, as in the lesson: at 1M bodies and theta 1
+ * the build is about a fifth of the step (handouts/05_barneshut.md, "The
+ * tuned tree", has the measurements and what did not pay).
+ *
+ * Interactions are counted as the lesson counts them: one per body-body and
+ * one per body-cell pair, whatever the order of the cell's expansion (a
+ * quadrupole pull is ~37 instructions, a monopole one ~13).
+ *
+ * NB_TUNE="order=1|2" (default 2): a measuring knob, checked like the rest
+ * (a malformed value: exit 2 with one line).
+ *
+ *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bh_cpu.h"
+#include "bh_gpu.h"
+#include "bh_tree.h"
+#include "nb_cuda.h"
+#include "nb_physics.h"
+#include "tuned.h"
+
+#ifndef T_WARPS
+#define T_WARPS  4                  /* warps a block of k_group_force */
+#endif
+#ifndef T_BLOCKS
+#define T_BLOCKS 8                  /* blocks an SM at least (__launch_bounds__: 64 registers) */
+#endif
+#define T_STACK  2048               /* stack entries a resident warp (global memory) */
+#ifndef T_BLIST
+#define T_BLIST  128                /* body list entries a warp (shared) */
+#endif
+#ifndef T_CLIST
+#define T_CLIST  64                 /* cell list entries a warp (shared) */
+#endif
+
+typedef struct t_status {
+    unsigned long long bb, bc;      /* interactions of the last force */
+    int fallback;                   /* groups sent to the stackless walk (last force) */
+    int deepest;                    /* the deepest stack (last force) */
+    int next;                       /* the groups' counter */
+} t_status;
+
+typedef struct t_dev {
+    int n, ncells, order;
+    const float4 *pos;
+    const int *sorted, *child, *chain, *parent, *bnext;
+    const float4 *mass;
+    const int4 *link;
+    float *ax, *ay, *az;
+    float4 *quad;                   /* per cell: qxx, qyy, qxy, qxz (qzz = -qxx - qyy) */
+    float *qyz;                     /* per cell */
+    int *pending;                   /* per cell: child cells not yet summed */
+    int *stack;                     /* T_STACK per resident warp */
+    t_status *st;
+} t_dev;
+
+/* ---- quadrupoles --------------------------------------------------------- */
+
+/* m (3 r r^T - |r|^2 I) added to the five stored components. */
+static __device__ __forceinline__ void q_point(float m, float rx, float ry, float rz, float q[5])
+{
+    float r2 = rx * rx + ry * ry + rz * rz;
+    q[0] += m * (3 * rx * rx - r2);
+    q[1] += m * (3 * ry * ry - r2);
+    q[2] += m * 3 * rx * ry;
+    q[3] += m * 3 * rx * rz;
+    q[4] += m * 3 * ry * rz;
+}
+
+static __global__ void k_quad_count(t_dev d)
+{
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < d.ncells; c += gridDim.x * blockDim.x) {
+        int k = 0;
+        for (int o = 0; o < 8; o++) k += d.child[c * 8 + o] >= d.n;
+        d.pending[c] = k;
+    }
+}
+
+/* Bottom-up as the lesson's k_summarize: a cell with no child cells starts;
+ * the thread that finishes a parent's last child cell goes on with it. */
+static __global__ void k_quad(t_dev d)
+{
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < d.ncells; c += gridDim.x * blockDim.x) {
+        if (__ldcg(&d.pending[c]) != 0) continue;
+        bool start = true;
+        for (int o = 0; o < 8; o++) start &= d.child[c * 8 + o] < d.n;
+        if (!start) continue;
+        int k = c;
+        for (;;) {
+            const float4 cm = d.mass[k];
+            float q[5] = { 0, 0, 0, 0, 0 };
+            for (int o = 0; o < 8; o++) {
+                int ch = d.child[k * 8 + o];
+                if (ch == BH_EMPTY) continue;
+                if (ch < d.n) {
+                    for (int b = ch; b != BH_EMPTY; b = d.chain[b]) {
+                        float4 p = d.pos[b];
+                        q_point(p.w, p.x - cm.x, p.y - cm.y, p.z - cm.z, q);
+                    }
+                } else {
+                    int kk = ch - d.n;
+                    float4 cq = __ldcg(&d.quad[kk]);
+                    float4 cc = d.mass[kk];
+                    q[0] += cq.x; q[1] += cq.y; q[2] += cq.z; q[3] += cq.w;
+                    q[4] += __ldcg(&d.qyz[kk]);
+                    q_point(cc.w, cc.x - cm.x, cc.y - cm.y, cc.z - cm.z, q);
+                }
+            }
+            d.quad[k] = make_float4(q[0], q[1], q[2], q[3]);
+            d.qyz[k] = q[4];
+            __threadfence();
+            int par = d.parent[k];
+            if (par < 0 || atomicSub(&d.pending[par], 1) != 1) break;
+            __threadfence();
+            k = par;
+        }
+    }
+}
+
+/* ---- the pull of a cell -------------------------------------------------- */
+
+/* Centre c (x, y, z, mass), quadrupole q (qxx, qyy, qxy, qxz) and qyz, on a
+ * body at p; order 1 leaves the quadrupole out. */
+static __device__ __forceinline__ void cell_pull(float px, float py, float pz, float4 c, float4 q,
+                                                 float qyz, float eps2, int order,
+                                                 float *ax, float *ay, float *az)
+{
+    float dx = c.x - px, dy = c.y - py, dz = c.z - pz;
+    float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+    float inv = nb_rsqrt(r2);
+    float inv2 = inv * inv;
+    float s = c.w * inv * inv2;                      /* M / r^3 */
+    if (order == 2) {
+        float qzz = -q.x - q.y;
+        float gx = q.x * dx + q.z * dy + q.w * dz;     /* Q d */
+        float gy = q.z * dx + q.y * dy + qyz * dz;
+        float gz = q.w * dx + qyz * dy + qzz * dz;
+        float dqd = dx * gx + dy * gy + dz * gz;
+        float inv5 = inv2 * inv2 * inv;
+        s += 2.5f * dqd * inv5 * inv2;
+        *ax -= gx * inv5; *ay -= gy * inv5; *az -= gz * inv5;
+    }
+    *ax += dx * s; *ay += dy * s; *az += dz * s;
+}
+
+/* ---- the group walk ------------------------------------------------------ */
+
+static __device__ __forceinline__ int warp_exclusive(int v, int lane, int *total)
+{
+    int x = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        int y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    *total = __shfl_sync(0xffffffffu, x, 31);
+    return x - v;
+}
+
+typedef struct t_lists {
+    float4 body[T_BLIST];
+    float4 cell[T_CLIST];
+    float4 quad[T_CLIST];
+    float qyz[T_CLIST];
+} t_lists;
+
+static __device__ __forceinline__ void eval_bodies(const t_lists *l, int cnt, float4 p, float eps2,
+                                                   float *ax, float *ay, float *az)
+{
+    int e = 0;
+    for (; e + 4 <= cnt; e += 4) {
+        float4 q0 = l->body[e], q1 = l->body[e + 1], q2 = l->body[e + 2], q3 = l->body[e + 3];
+        nb_interact(p.x, p.y, p.z, q0.x, q0.y, q0.z, q0.w, eps2, ax, ay, az);
+        nb_interact(p.x, p.y, p.z, q1.x, q1.y, q1.z, q1.w, eps2, ax, ay, az);
+        nb_interact(p.x, p.y, p.z, q2.x, q2.y, q2.z, q2.w, eps2, ax, ay, az);
+        nb_interact(p.x, p.y, p.z, q3.x, q3.y, q3.z, q3.w, eps2, ax, ay, az);
+    }
+    for (; e < cnt; e++) {
+        float4 q = l->body[e];
+        nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, ax, ay, az);
+    }
+}
+
+static __device__ __forceinline__ void eval_cells(const t_lists *l, int cnt, float4 p, float eps2,
+                                                  int order, float *ax, float *ay, float *az)
+{
+#pragma unroll 2
+    for (int e = 0; e < cnt; e++)
+        cell_pull(p.x, p.y, p.z, l->cell[e], l->quad[e], l->qyz[e], eps2, order, ax, ay, az);
+}
+
+/* The lesson's stackless walk (bh_gpu.cu, k_force) with this build's pull:
+ * the same cells accepted, for a group whose stack would overflow. */
+static __device__ void walk_stackless(const t_dev *d, float4 p, float eps2, float *ax, float *ay,
+                                      float *az, long long *nbb, long long *nbc)
+{
+    const int n = d->n;
+    int node = n;
+    while (node != BH_EMPTY) {
+        if (node < n) {
+            float4 q = __ldg(&d->pos[node]);
+            nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, ax, ay, az);
+            (*nbb)++;
+            node = __ldg(&d->bnext[node]);
+        } else {
+            int c = node - n;
+            float4 q = __ldg(&d->mass[c]);
+            int4 l = __ldg(&d->link[c]);
+            float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+            bool far = bh_far(dx * dx + dy * dy + dz * dz, __int_as_float(l.z));
+            if (__all_sync(0xffffffffu, far)) {
+                cell_pull(p.x, p.y, p.z, q, __ldg(&d->quad[c]), __ldg(&d->qyz[c]), eps2, d->order,
+                          ax, ay, az);
+                (*nbc)++;
+                node = l.y;
+            } else {
+                node = l.x;
+            }
+        }
+    }
+}
+
+static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t_dev d, float eps2, int ngroups)
+{
+    __shared__ t_lists lists[T_WARPS];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    t_lists *L = &lists[warp];
+    int *stack = d.stack + (size_t)((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * T_STACK;
+    const int n = d.n;
+    const unsigned below = (1u << lane) - 1u;
+    long long wbb = 0, wbc = 0;                 /* this warp's interactions, all its groups */
+    int wdeep = 0, wfall = 0;
+    for (;;) {
+        int g = 0;
+        if (lane == 0) g = atomicAdd(&d.st->next, 1);
+        g = __shfl_sync(0xffffffffu, g, 0);
+        if (g >= ngroups) break;
+        const int k = g * 32 + lane;
+        const bool valid = k < n;
+        const int i = __ldg(&d.sorted[valid ? k : n - 1]);
+        const float4 p = __ldg(&d.pos[i]);
+        float lx = p.x, ly = p.y, lz = p.z, hx = p.x, hy = p.y, hz = p.z;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            lx = fminf(lx, __shfl_xor_sync(0xffffffffu, lx, o));
+            ly = fminf(ly, __shfl_xor_sync(0xffffffffu, ly, o));
+            lz = fminf(lz, __shfl_xor_sync(0xffffffffu, lz, o));
+            hx = fmaxf(hx, __shfl_xor_sync(0xffffffffu, hx, o));
+            hy = fmaxf(hy, __shfl_xor_sync(0xffffffffu, hy, o));
+            hz = fmaxf(hz, __shfl_xor_sync(0xffffffffu, hz, o));
+        }
+        const float bx = 0.5f * (lx + hx), by = 0.5f * (ly + hy), bz = 0.5f * (lz + hz);
+        const float ex = 0.5f * (hx - lx), ey = 0.5f * (hy - ly), ez = 0.5f * (hz - lz);
+        float ax = 0, ay = 0, az = 0;
+        long long nbb = 0, nbc = 0;             /* the group's entries (uniform) */
+        int top = 1, nb = 0, nc = 0;
+        bool overflow = false;
+        if (lane == 0) stack[0] = n;            /* the root */
+        __syncwarp();
+        while (top > 0) {
+            const int take = top < 32 ? top : 32;
+            const int node = lane < take ? stack[top - take + lane] : BH_EMPTY;
+            __syncwarp();
+            top -= take;
+            bool isbody = false, iscell = false, near = false;
+            float4 e = make_float4(0.f, 0.f, 0.f, 0.f);
+            float o2 = 0.f;
+            int next = BH_EMPTY;
+            if (node != BH_EMPTY) {
+                if (node < n) {
+                    e = __ldg(&d.pos[node]);
+                    isbody = true;
+                    next = __ldg(&d.chain[node]);
+                } else {
+                    e = __ldg(&d.mass[node - n]);
+                    o2 = __int_as_float(__ldg(&d.link[node - n].z));
+                    float dx = fmaxf(fabsf(e.x - bx) - ex, 0.f), dy = fmaxf(fabsf(e.y - by) - ey, 0.f);
+                    float dz = fmaxf(fabsf(e.z - bz) - ez, 0.f);
+                    iscell = bh_far(dx * dx + dy * dy + dz * dz, o2);
+                    near = !iscell;
+                }
+            }
+            /* a cell near the box may still be far from each of the 32 bodies */
+            for (unsigned nm = __ballot_sync(0xffffffffu, near); nm; nm &= nm - 1) {
+                const int j = __ffs(nm) - 1;
+                float qx = __shfl_sync(0xffffffffu, e.x, j), qy = __shfl_sync(0xffffffffu, e.y, j);
+                float qz = __shfl_sync(0xffffffffu, e.z, j), oo = __shfl_sync(0xffffffffu, o2, j);
+                float dx = qx - p.x, dy = qy - p.y, dz = qz - p.z;
+                if (__all_sync(0xffffffffu, bh_far(dx * dx + dy * dy + dz * dz, oo)) && lane == j) {
+                    iscell = true;
+                    near = false;
+                }
+            }
+            int4 c0 = make_int4(BH_EMPTY, BH_EMPTY, BH_EMPTY, BH_EMPTY), c1 = c0;
+            if (near) {
+                c0 = __ldg((const int4 *)d.child + 2 * (node - n));
+                c1 = __ldg((const int4 *)d.child + 2 * (node - n) + 1);
+            }
+            const int np = (next != BH_EMPTY) + (c0.x != BH_EMPTY) + (c0.y != BH_EMPTY) +
+                           (c0.z != BH_EMPTY) + (c0.w != BH_EMPTY) + (c1.x != BH_EMPTY) +
+                           (c1.y != BH_EMPTY) + (c1.z != BH_EMPTY) + (c1.w != BH_EMPTY);
+            int tot;
+            int w = top + warp_exclusive(np, lane, &tot);
+            if (top + tot > T_STACK) { overflow = true; break; }   /* tot is uniform */
+            if (next != BH_EMPTY) stack[w++] = next;
+            if (c0.x != BH_EMPTY) stack[w++] = c0.x;
+            if (c0.y != BH_EMPTY) stack[w++] = c0.y;
+            if (c0.z != BH_EMPTY) stack[w++] = c0.z;
+            if (c0.w != BH_EMPTY) stack[w++] = c0.w;
+            if (c1.x != BH_EMPTY) stack[w++] = c1.x;
+            if (c1.y != BH_EMPTY) stack[w++] = c1.y;
+            if (c1.z != BH_EMPTY) stack[w++] = c1.z;
+            if (c1.w != BH_EMPTY) stack[w++] = c1.w;
+            top += tot;
+            wdeep = max(wdeep, top);
+            const unsigned mb = __ballot_sync(0xffffffffu, isbody);
+            const unsigned mc = __ballot_sync(0xffffffffu, iscell);
+            if (isbody) L->body[nb + __popc(mb & below)] = e;
+            if (iscell) {
+                const int s = nc + __popc(mc & below), c = node - n;
+                L->cell[s] = e;
+                if (d.order == 2) {
+                    L->quad[s] = __ldg(&d.quad[c]);
+                    L->qyz[s] = __ldg(&d.qyz[c]);
+                }
+            }
+            nb += __popc(mb);
+            nc += __popc(mc);
+            nbb += __popc(mb);
+            nbc += __popc(mc);
+            __syncwarp();
+            if (nb > T_BLIST - 32) {
+                eval_bodies(L, nb, p, eps2, &ax, &ay, &az);
+                nb = 0;
+                __syncwarp();
+            }
+            if (nc > T_CLIST - 32) {
+                eval_cells(L, nc, p, eps2, d.order, &ax, &ay, &az);
+                nc = 0;
+                __syncwarp();
+            }
+        }
+        if (!overflow) {
+            eval_bodies(L, nb, p, eps2, &ax, &ay, &az);
+            eval_cells(L, nc, p, eps2, d.order, &ax, &ay, &az);
+        } else {                                /* the stackless walk, from the start */
+            ax = ay = az = 0;
+            nbb = nbc = 0;
+            wfall++;
+            walk_stackless(&d, p, eps2, &ax, &ay, &az, &nbb, &nbc);
+        }
+        __syncwarp();
+        if (valid) { d.ax[i] = ax; d.ay[i] = ay; d.az[i] = az; }
+        const int nvalid = __popc(__ballot_sync(0xffffffffu, valid));
+        wbb += nbb * nvalid;
+        wbc += nbc * nvalid;
+    }
+    if (lane == 0 && (wbb || wbc || wfall)) {
+        atomicAdd(&d.st->bb, (unsigned long long)wbb);
+        atomicAdd(&d.st->bc, (unsigned long long)wbc);
+        if (wfall) atomicAdd(&d.st->fallback, wfall);
+        atomicMax(&d.st->deepest, wdeep);
+    }
+}
+
+/* ---- host side ----------------------------------------------------------- */
+
+enum { E_DRIFT, E_BUILD, E_QUAD, E_FORCE, E_KICK, E_END, E_COUNT };
+#define T_PHASES 5                  /* --bench's split: tree, quadrupoles, force, integrate, all */
+static const char *const t_names[T_PHASES - 1] = { "tree (bbox build summarize sort)",
+                                                   "quadrupoles", "force", "integrate" };
+
+typedef struct tuned {
+    void *bh;                       /* the lesson's pipeline (bh_gpu_open) */
+    t_dev d;
+    float eps2;
+    int poison, blocks, cap;        /* cap: cells the quadrupole arrays hold */
+    t_status hst;
+    double bytes;                   /* this build's own device memory */
+    cudaEvent_t ev[E_COUNT];
+    double *split[T_PHASES - 1];
+    int nsplit, cap_split;
+} tuned;
+
+/* NB_TUNE="order=1|2": the expansion order (2: quadrupoles). */
+static int parse_tune(int *order)
+{
+    *order = 2;
+    const char *env = getenv("NB_TUNE");
+    if (!env || !*env) return 0;
+    char key[16];
+    int v, used = 0;
+    if (sscanf(env, "%15[a-z]=%d%n", key, &v, &used) != 2 || env[used] != '\0' ||
+        strcmp(key, "order") != 0 || (v != 1 && v != 2))
+        return nb_fail(NB_EXIT_USAGE, "NB_TUNE=\"%s\": the tuned tree takes order=1 (monopoles) or "
+                       "order=2 (quadrupoles)", env);
+    *order = v;
+    return 0;
+}
+
+static int free_quad(tuned *t)
+{
+    void *p[] = { t->d.quad, t->d.qyz, t->d.pending };
+    for (size_t a = 0; a < sizeof p / sizeof *p; a++)
+        if (p[a]) NB_CUDA(cudaFree(p[a]));
+    t->d.quad = NULL; t->d.qyz = NULL; t->d.pending = NULL;
+    t->cap = 0;
+    return 0;
+}
+
+/* The lesson's arrays after a build, and room for the quadrupoles of its cells. */
+static int take_tree(tuned *t)
+{
+    bh_gpu_arrays_t a;
+    int rc = bh_gpu_arrays(t->bh, &a);
+    if (rc) return rc;
+    t->d.n = a.n;
+    t->d.ncells = a.ncells;
+    t->d.pos = (const float4 *)a.pos;
+    t->d.sorted = a.sorted;
+    t->d.child = a.child; t->d.chain = a.chain; t->d.bnext = a.bnext; t->d.parent = a.parent;
+    t->d.mass = (const float4 *)a.mass;
+    t->d.link = (const int4 *)a.link;
+    t->d.ax = a.ax; t->d.ay = a.ay; t->d.az = a.az;
+    if (a.ncells > t->cap) {
+        if ((rc = free_quad(t))) return rc;
+        size_t c = (size_t)a.ncells + a.ncells / 2 + 1024;
+        double b = 0;
+        if ((rc = nb_cuda_malloc((void **)&t->d.quad, c * sizeof(float4), "quadrupoles", &b)) ||
+            (rc = nb_cuda_malloc((void **)&t->d.qyz, c * sizeof(float), "quadrupoles", &b)) ||
+            (rc = nb_cuda_malloc((void **)&t->d.pending, c * sizeof(int), "quadrupole counters", &b)))
+            return rc;
+        t->cap = (int)c;
+    }
+    return 0;
+}
+
+/* The accelerations of the current positions: the lesson's tree, then the
+ * quadrupoles and the group walk.  ev: record the events (timed steps). */
+static int t_force(tuned *t, bool ev)
+{
+    if (ev) NB_CUDA(cudaEventRecord(t->ev[E_BUILD]));
+    int rc = bh_gpu_build(t->bh);
+    if (rc || (rc = take_tree(t))) return rc;
+    if (ev) NB_CUDA(cudaEventRecord(t->ev[E_QUAD]));
+    const int nc = t->d.ncells, qb = (nc + 255) / 256 < 1024 ? (nc + 255) / 256 : 1024;
+    if (t->d.order == 2) {
+        k_quad_count<<<qb, 256>>>(t->d);
+        NB_LAUNCHED();
+        k_quad<<<qb, 256>>>(t->d);
+        NB_LAUNCHED();
+    }
+    if (t->poison) {                /* an unwritten acceleration stays NaN */
+        NB_CUDA(cudaMemset(t->d.ax, 0xFF, (size_t)t->d.n * sizeof(float)));
+        NB_CUDA(cudaMemset(t->d.ay, 0xFF, (size_t)t->d.n * sizeof(float)));
+        NB_CUDA(cudaMemset(t->d.az, 0xFF, (size_t)t->d.n * sizeof(float)));
+    }
+    if (ev) NB_CUDA(cudaEventRecord(t->ev[E_FORCE]));
+    NB_CUDA(cudaMemset(t->d.st, 0, sizeof(t_status)));
+    k_group_force<<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, (t->d.n + 31) / 32);
+    NB_LAUNCHED();
+    if (ev) NB_CUDA(cudaEventRecord(t->ev[E_KICK]));
+    return 0;
+}
+
+static int t_read_status(tuned *t)
+{
+    NB_CUDA(cudaMemcpy(&t->hst, t->d.st, sizeof t->hst, cudaMemcpyDeviceToHost));
+    return bh_gpu_read_status(t->bh);
+}
+
+/* device: the lesson's, plus per cell the quadrupole and a counter (24 B,
+ * 0.9 cells a body at most), and the stacks (fixed, not per body) */
+#define TUNED_DEVICE_BYTES_PER_BODY (52.0 + 0.9 * (92.0 + 24.0))
+#define TUNED_HOST_BYTES_PER_BODY   56.0
+
+static int t_probe(const nb_options *o)
+{
+    return nb_step05_gpu.probe(o);
+}
+
+static void t_destroy(void *ctx)
+{
+    tuned *t = (tuned *)ctx;
+    if (!t) return;
+    if (t->bh) nb_step05_gpu.destroy(t->bh);
+    free_quad(t);
+    if (t->d.stack) cudaFree(t->d.stack);
+    if (t->d.st) cudaFree(t->d.st);
+    for (int e = 0; e < E_COUNT; e++)
+        if (t->ev[e]) cudaEventDestroy(t->ev[e]);
+    for (int k = 0; k < T_PHASES - 1; k++) free(t->split[k]);
+    free(t);
+}
+
+static int t_init(void **ctx, const nb_state *s, const nb_options *o)
+{
+    tuned *t = (tuned *)calloc(1, sizeof *t);
+    *ctx = t;                       /* on failure nb_main() calls t_destroy() */
+    if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    int rc = parse_tune(&t->d.order);
+    if (rc) return rc;
+    if ((rc = bh_gpu_open(&t->bh, s, o, s->n))) return rc;
+    t->eps2 = (float)(o->eps * o->eps);
+    t->poison = o->poison;
+    for (int e = 0; e < E_COUNT; e++) NB_CUDA(cudaEventCreate(&t->ev[e]));
+    int dev, sms, occ;
+    NB_CUDA(cudaGetDevice(&dev));
+    NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force, 32 * T_WARPS, 0));
+    if (occ < 1) return nb_fail(NB_EXIT_RUNTIME, "k_group_force cannot be resident on this device");
+    int64_t groups = (s->n + 31) / 32, want = (groups + T_WARPS - 1) / T_WARPS;
+    t->blocks = (int)(want < (int64_t)occ * sms ? want : (int64_t)occ * sms);
+    if ((rc = nb_cuda_malloc((void **)&t->d.stack,
+                             (size_t)t->blocks * T_WARPS * T_STACK * sizeof(int),
+                             "the group walk's stacks", &t->bytes)) ||
+        (rc = nb_cuda_malloc((void **)&t->d.st, sizeof(t_status), "tuned tree status", &t->bytes)))
+        return rc;
+    if ((rc = t_force(t, false))) return rc;
+    NB_CUDA(cudaDeviceSynchronize());
+    return t_read_status(t);
+}
+
+static int t_accel(void *ctx, float *ax, float *ay, float *az)
+{
+    tuned *t = (tuned *)ctx;
+    int rc = t_force(t, false);
+    if (rc) return rc;
+    size_t nb = (size_t)t->d.n * sizeof(float);
+    NB_CUDA(cudaMemcpy(ax, t->d.ax, nb, cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(ay, t->d.ay, nb, cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaMemcpy(az, t->d.az, nb, cudaMemcpyDeviceToHost));
+    return t_read_status(t);
+}
+
+static int record_split(tuned *t, const double ms[T_PHASES - 1])
+{
+    if (t->nsplit == t->cap_split) {
+        int cap = t->cap_split ? 2 * t->cap_split : 64;
+        for (int k = 0; k < T_PHASES - 1; k++) {
+            double *p = (double *)realloc(t->split[k], (size_t)cap * sizeof(double));
+            if (!p) return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the kernel timings");
+            t->split[k] = p;
+        }
+        t->cap_split = cap;
+    }
+    for (int k = 0; k < T_PHASES - 1; k++) t->split[k][t->nsplit] = ms[k];
+    t->nsplit++;
+    return 0;
+}
+
+static int t_advance(void *ctx, int steps, nb_step_time *times)
+{
+    tuned *t = (tuned *)ctx;
+    const int64_t n = t->d.n;
+    for (int k = 0; k < steps; k++) {
+        bool ev = times != NULL;
+        if (ev) NB_CUDA(cudaEventRecord(t->ev[E_DRIFT]));
+        int rc = bh_gpu_drift(t->bh, 0, n);
+        if (rc || (rc = t_force(t, ev)) || (rc = bh_gpu_kick(t->bh, 0, n))) return rc;
+        if (ev) NB_CUDA(cudaEventRecord(t->ev[E_END]));
+        if ((rc = t_read_status(t))) return rc;     /* also waits for the step */
+        if (!ev) continue;
+        float ms[E_COUNT - 1];
+        for (int e = 0; e < E_COUNT - 1; e++)
+            NB_CUDA(cudaEventElapsedTime(&ms[e], t->ev[e], t->ev[e + 1]));
+        const double split[T_PHASES - 1] = { ms[E_BUILD], ms[E_QUAD], ms[E_FORCE],
+                                             ms[E_DRIFT] + ms[E_KICK] };
+        if ((rc = record_split(t, split))) return rc;
+        float f, st;
+        NB_CUDA(cudaEventElapsedTime(&f, t->ev[E_BUILD], t->ev[E_KICK]));
+        NB_CUDA(cudaEventElapsedTime(&st, t->ev[E_DRIFT], t->ev[E_END]));
+        times[k].force_start_ms = ms[E_DRIFT];
+        times[k].force_ms = f;
+        times[k].step_ms = st;
+        times[k].interactions = (int64_t)(t->hst.bb + t->hst.bc);
+    }
+    return 0;
+}
+
+static int t_download(void *ctx, nb_state *s)
+{
+    return nb_step05_gpu.download(((tuned *)ctx)->bh, s);
+}
+
+static int t_bodies(void *ctx, nb_bodies *b)
+{
+    return nb_step05_gpu.bodies(((tuned *)ctx)->bh, b);
+}
+
+static int t_cells(void *ctx, nb_cells *out)
+{
+    return nb_step05_gpu.cells(((tuned *)ctx)->bh, out);
+}
+
+static void t_info(void *ctx, nb_run_info *info)
+{
+    tuned *t = (tuned *)ctx;
+    nb_step05_gpu.info(t->bh, info);
+    info->block = 32 * T_WARPS;
+    info->device_bytes += t->bytes + (double)t->cap * (sizeof(float4) + sizeof(float) + sizeof(int));
+}
+
+static void t_report(void *ctx, FILE *out)
+{
+    tuned *t = (tuned *)ctx;
+    fprintf(out, "    kernels (median of %d timed steps, ms, CUDA events):", t->nsplit);
+    for (int k = 0; k < T_PHASES - 1; k++)
+        fprintf(out, " %s %.3f", t_names[k], t->nsplit ? nb_median(t->split[k], t->nsplit) : 0.0);
+    fputc('\n', out);
+    double n = t->d.n;
+    fprintf(out, "    interactions per step: body-body %llu, body-cell %llu (%.1f + %.1f per body); "
+            "cells pull as %s\n", t->hst.bb, t->hst.bc, t->hst.bb / n, t->hst.bc / n,
+            t->d.order == 2 ? "quadrupoles" : "monopoles (NB_TUNE=order=1)");
+    fprintf(out, "    group walk: %lld groups of 32 on %d blocks of %d warps, deepest stack %d of %d, "
+            "%d groups sent to the stackless walk; tree: %d cells\n", (long long)((t->d.n + 31) / 32),
+            t->blocks, T_WARPS, t->hst.deepest, T_STACK, t->hst.fallback, t->d.ncells);
+}
+
+/* ---- what the tests read (bh_gpu.h) -------------------------------------- */
+
+extern "C" int bh_tuned_tree(void *ctx, bh_tree *tr)
+{
+    return bh_gpu_tree(((tuned *)ctx)->bh, tr);
+}
+
+extern "C" int bh_tuned_interactions(void *ctx, int64_t *bb, int64_t *bc)
+{
+    tuned *t = (tuned *)ctx;
+    *bb = (int64_t)t->hst.bb;
+    *bc = (int64_t)t->hst.bc;
+    return 0;
+}
+
+extern "C" const nb_step nb_step05_tuned = {
+    "step05_tuned",
+    "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 32 bodies "
+    "evaluated like a tile",
+    NB_OPT_THETA | NB_OPT_RENDER_TREE, 1, t_probe, t_init, t_accel, t_advance,
+    t_download, t_info, t_report, t_cells, t_destroy, NULL,
+    TUNED_HOST_BYTES_PER_BODY, TUNED_DEVICE_BYTES_PER_BODY, t_bodies, NULL, NULL, NULL,
+};

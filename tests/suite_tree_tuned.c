@@ -1,0 +1,286 @@
+/* suite_tree_tuned.c -- the suite "step05 tuned" of step05's tuned build
+ * (step05_barneshut/tuned.cu, nbody_tuned): what it adds to the lesson's
+ * tree, checked against the grader's own references.  (The lesson's GPU
+ * tree suite runs on it too: main_step05_tuned.c.)
+ *
+ *  - The expansion, exactly: the grader takes the tree the code reports
+ *    (its cells' centres of mass and masses, checked by nb_tree_check) and
+ *    evaluates, in double, what the tuned build says it computes -- groups
+ *    of 32 neighbours in tree order (lanes past N repeat the last body), a
+ *    cell used as one source when it is far from each body of the group
+ *    (bh_open2 and bh_far restated here), a used cell pulling as its mass
+ *    and its quadrupole about its centre of mass, the quadrupole summed in
+ *    double from the bodies below.  The code's accelerations must equal
+ *    that to float rounding: a wrong sign or factor in the quadrupole's
+ *    pull, a moment summed about the wrong point, or the quadrupole left
+ *    out are off by ~1e-4 and more; rounding is ~1e-6.  A decision at the
+ *    threshold may round the other way: p99, not the maximum, is bounded.
+ *  - The point of it: at the same theta the quadrupoles are at least 3x as
+ *    accurate (p99 against the double direct sum) as NB_TUNE=order=1, the
+ *    monopoles, and both use the same cells (the interaction counts are
+ *    equal).
+ *  - NB_TUNE malformed: exit 2 with one line.
+ * Each test runs in its own process: setenv() stays there.  Inactive
+ * (SKIPPED) without a usable device. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nb_grade.h"
+#include "nb_ic.h"
+#include "nb_remote.h"
+#include "nb_testutil.h"
+#include "nb_tree.h"
+#include "nb_verify.h"
+
+static const nb_step *S;
+static const char *BIN;
+
+#define GROUP 32
+#define RESOLUTION 512.0f           /* step05's bh_open2(): a cell is used only at d >= |centre| / this */
+
+/* step05's opening radius squared (bh_tree.h's bh_open2(), in float as there). */
+static float open2_of(const nb_tree *t, int64_t c, float theta)
+{
+    if (!(theta > 0)) return INFINITY;
+    float dx = t->mx[c] - t->cx[c], dy = t->my[c] - t->cy[c], dz = t->mz[c] - t->cz[c];
+    float r = 4 * t->half[c] / theta;
+    float inner = 1.01f * (1.7320508f * t->half[c] + sqrtf(dx * dx + dy * dy + dz * dz));
+    float fine = (fabsf(t->mx[c]) + fabsf(t->my[c]) + fabsf(t->mz[c])) * (1.0f / RESOLUTION);
+    r = r > inner ? r : inner;
+    r = r > fine ? r : fine;
+    return r * r;
+}
+
+typedef struct ref {
+    const nb_tree *t;
+    const nb_state *s;
+    int64_t *order, *start;         /* tree order of the bodies; each cell's first place in it */
+    double (*q)[6];                 /* per cell: xx yy zz xy xz yz about its centre of mass */
+    float *open2;
+    int64_t k;                      /* filling order */
+} ref;
+
+static void place(ref *r, int64_t node)
+{
+    const nb_tree *t = r->t;
+    if (node < t->n) {
+        for (int64_t b = node; b != NB_TREE_EMPTY; b = t->chain[b]) r->order[r->k++] = b;
+        return;
+    }
+    int64_t c = node - t->n;
+    r->start[c] = r->k;
+    for (int o = 0; o < 8; o++)
+        if (t->child[c * 8 + o] != NB_TREE_EMPTY) place(r, t->child[c * 8 + o]);
+}
+
+/* The pull on body p of the group g[0..GROUP), node by node (double). */
+static void walk(const ref *r, int64_t node, const int64_t *g, int64_t p, double eps2, double a[3])
+{
+    const nb_tree *t = r->t;
+    const nb_state *s = r->s;
+    double px = s->x[p], py = s->y[p], pz = s->z[p];
+    if (node < t->n) {
+        for (int64_t b = node; b != NB_TREE_EMPTY; b = t->chain[b]) {
+            double dx = s->x[b] - px, dy = s->y[b] - py, dz = s->z[b] - pz;
+            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            double f = s->m[b] / (r2 * sqrt(r2));
+            a[0] += f * dx; a[1] += f * dy; a[2] += f * dz;
+        }
+        return;
+    }
+    int64_t c = node - t->n;
+    int far = 1;
+    for (int j = 0; j < GROUP && far; j++) {
+        float dx = t->mx[c] - s->x[g[j]], dy = t->my[c] - s->y[g[j]], dz = t->mz[c] - s->z[g[j]];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        far = d2 >= r->open2[c] && d2 < INFINITY;
+    }
+    if (!far) {
+        for (int o = 0; o < 8; o++)
+            if (t->child[c * 8 + o] != NB_TREE_EMPTY) walk(r, t->child[c * 8 + o], g, p, eps2, a);
+        return;
+    }
+    const double *q = r->q[c];
+    double dx = t->mx[c] - px, dy = t->my[c] - py, dz = t->mz[c] - pz;
+    double r2 = dx * dx + dy * dy + dz * dz + eps2, inv = 1 / sqrt(r2), inv2 = inv * inv;
+    double gx = q[0] * dx + q[3] * dy + q[4] * dz;
+    double gy = q[3] * dx + q[1] * dy + q[5] * dz;
+    double gz = q[4] * dx + q[5] * dy + q[2] * dz;
+    double inv5 = inv2 * inv2 * inv, dqd = dx * gx + dy * gy + dz * gz;
+    double sc = t->m[c] * inv * inv2 + 2.5 * dqd * inv5 * inv2;
+    a[0] += sc * dx - gx * inv5;
+    a[1] += sc * dy - gy * inv5;
+    a[2] += sc * dz - gz * inv5;
+}
+
+/* The tuned build's accelerations of s at theta, as the grader computes
+ * them from the code's tree t, into a (3 n doubles). */
+static int expansion(const nb_tree *t, const nb_state *s, double eps, float theta, double *a)
+{
+    int64_t n = s->n, nc = t->ncells;
+    ref r = { t, s, malloc((size_t)n * sizeof(int64_t)), malloc((size_t)nc * sizeof(int64_t)),
+              calloc((size_t)nc, sizeof(double[6])), malloc((size_t)nc * sizeof(float)), 0 };
+    int rc = (!r.order || !r.start || !r.q || !r.open2) ? -1 : 0;
+    if (!rc) {
+        place(&r, n);
+        rc = r.k == n ? 0 : -1;
+    }
+    for (int64_t c = 0; !rc && c < nc; c++) {
+        r.open2[c] = open2_of(t, c, theta);
+        for (int64_t k = r.start[c]; k < r.start[c] + t->count[c]; k++) {
+            int64_t b = r.order[k];
+            double x = s->x[b] - (double)t->mx[c], y = s->y[b] - (double)t->my[c],
+                   z = s->z[b] - (double)t->mz[c], m = s->m[b], r2 = x * x + y * y + z * z;
+            double *q = r.q[c];
+            q[0] += m * (3 * x * x - r2); q[1] += m * (3 * y * y - r2); q[2] += m * (3 * z * z - r2);
+            q[3] += m * 3 * x * y; q[4] += m * 3 * x * z; q[5] += m * 3 * y * z;
+        }
+    }
+    for (int64_t k0 = 0; !rc && k0 < n; k0 += GROUP) {
+        int64_t g[GROUP];
+        for (int j = 0; j < GROUP; j++) g[j] = r.order[k0 + j < n ? k0 + j : n - 1];
+        for (int j = 0; j < GROUP && k0 + j < n; j++) {
+            double *ab = a + 3 * g[j];
+            ab[0] = ab[1] = ab[2] = 0;
+            walk(&r, n, g, g[j], eps * eps, ab);
+        }
+    }
+    free(r.order); free(r.start); free(r.q); free(r.open2);
+    return rc;
+}
+
+/* One case: the code's accelerations against the grader's expansion of the
+ * code's own tree. */
+static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta)
+{
+    nb_state s;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate(ic, n, seed, &s), 0);
+    nb_options o;
+    nb_options_default(&o);
+    o.theta = theta;
+    o.poison = 1;
+    void *ctx = NULL;
+    int rc = S->init(&ctx, &s, &o);
+    NB_ASSERT_FATAL(rc == 0, "%s N=%lld: init: %s", ic, (long long)n, nb_errmsg());
+    float *a = malloc((size_t)n * 3 * sizeof *a);
+    double *want = malloc((size_t)n * 3 * sizeof *want);
+    double *e = malloc((size_t)n * sizeof *e);
+    CU_ASSERT_FATAL(a && want && e);
+    nb_tree t;
+    rc = S->accel(ctx, a, a + n, a + 2 * n);
+    NB_ASSERT(rc == 0, "%s: accel: %s", ic, nb_errmsg());
+    if (!rc) rc = nb_tree_fetch(ctx, &t);
+    NB_ASSERT(rc == 0, "%s: the tree: %s", ic, nb_errmsg());
+    if (!rc) {
+        char why[200];
+        int ok = nb_tree_check(&t, &s, 1e-4, why, sizeof why) == 0;
+        NB_ASSERT(ok, "%s: the tree: %s", ic, why);
+        NB_ASSERT(expansion(&t, &s, o.eps, theta, want) == 0, "%s: the grader's walk failed", ic);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double rx = want[3 * i], ry = want[3 * i + 1], rz = want[3 * i + 2];
+            double dx = a[i] - rx, dy = a[n + i] - ry, dz = a[2 * n + i] - rz;
+            double ref = sqrt(rx * rx + ry * ry + rz * rz);
+            e[i] = sqrt(dx * dx + dy * dy + dz * dz) / (ref > 0 ? ref : 1);
+            bad += !(e[i] == e[i]);
+        }
+        double med = nb_median(e, n), p99 = e[(int64_t)(0.99 * (n - 1))], mx = e[n - 1];
+        printf("\n    %s N=%lld theta %g: the code against the grader's quadrupole expansion of its tree: "
+               "median %.3g p99 %.3g max %.3g\n", ic, (long long)n, theta, med, p99, mx);
+        NB_ASSERT(bad == 0 && med <= 2e-6 && p99 <= 2e-5, "%s N=%lld theta %g: median %.3g (bound 2e-6), "
+                  "p99 %.3g (bound 2e-5), %lld not a number", ic, (long long)n, theta, med, p99,
+                  (long long)bad);
+        nb_tree_free(&t);
+    }
+    free(a); free(want); free(e);
+    S->destroy(ctx);
+    nb_state_free(&s);
+}
+
+static void t_expansion(void)
+{
+    expansion_case("plummer", 8192, 301, 0.8f);
+    expansion_case("disk", 5003, 302, 0.5f);
+    expansion_case("cube", 1000, 303, 1.2f);
+    expansion_case("plummer", 5000, 304, 1.0f);
+}
+
+/* p99 against the double direct sum, and the counts, with NB_TUNE=tune. */
+static int order_run(const nb_state *s, const char *tune, double theta, nb_errstats *st, int64_t cnt[2])
+{
+    setenv("NB_TUNE", tune, 1);
+    nb_options o;
+    nb_options_default(&o);
+    o.theta = theta;
+    o.poison = 1;
+    void *ctx = NULL;
+    int64_t n = s->n;
+    float *a = malloc((size_t)n * 3 * sizeof *a);
+    int rc = a ? S->init(&ctx, s, &o) : -1;
+    if (!rc) rc = S->accel(ctx, a, a + n, a + 2 * n);
+    if (!rc) rc = nb_accel_errors(s, o.eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, st);
+    if (!rc) {
+        nb_wbuf b = { 0 };
+        rc = nb_remote_ext(ctx, "interactions", NULL, &b);
+        cnt[0] = nb_wget_i64(&b);
+        cnt[1] = nb_wget_i64(&b);
+        if (!rc && b.bad) rc = -1;
+        nb_wbuf_free(&b);
+    }
+    if (ctx) S->destroy(ctx);
+    free(a);
+    unsetenv("NB_TUNE");
+    return rc;
+}
+
+static void t_quadrupole_beats_monopole(void)
+{
+    nb_state s;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 16384, 311, &s), 0);
+    const double thetas[] = { 0.5, 0.9 };
+    for (size_t k = 0; k < sizeof thetas / sizeof *thetas; k++) {
+        nb_errstats e1, e2;
+        int64_t c1[2] = { -1, -1 }, c2[2] = { -2, -2 };
+        NB_ASSERT_FATAL(order_run(&s, "order=1", thetas[k], &e1, c1) == 0, "order=1: %s", nb_errmsg());
+        NB_ASSERT_FATAL(order_run(&s, "order=2", thetas[k], &e2, c2) == 0, "order=2: %s", nb_errmsg());
+        printf("\n    plummer 16384 theta %g: monopoles median %.3g p99 %.3g, quadrupoles median %.3g "
+               "p99 %.3g; interactions %lld + %lld\n", thetas[k], e1.median, e1.p99, e2.median, e2.p99,
+               (long long)c2[0], (long long)c2[1]);
+        NB_ASSERT(e2.p99 * 3 <= e1.p99, "theta %g: quadrupoles p99 %.3g, monopoles %.3g: not 3x better",
+                  thetas[k], e2.p99, e1.p99);
+        NB_ASSERT(c1[0] == c2[0] && c1[1] == c2[1], "theta %g: the orders used different cells: "
+                  "%lld + %lld against %lld + %lld", thetas[k], (long long)c1[0], (long long)c1[1],
+                  (long long)c2[0], (long long)c2[1]);
+    }
+    nb_state_free(&s);
+}
+
+static void t_bad_tune(void)
+{
+    const char *bad[] = { "order=3", "order=", "order=2x", "r=2", "order=1,order=2", "order=1," };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        setenv("NB_TUNE", bad[k], 1);
+        char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
+        static char out[4096], err[4096];
+        int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60), lines = nb_t_count_lines(err);
+        NB_ASSERT(rc == 2 && lines == 1 && strstr(err, "NB_TUNE"), "NB_TUNE=%s: exit %d, %d lines: %.200s",
+                  bad[k], rc, lines, err);
+    }
+    unsetenv("NB_TUNE");
+}
+
+void nb_tree_tuned_register(const nb_step *step, const char *binary)
+{
+    S = step;
+    BIN = binary;
+    static const nb_test tests[] = {
+        { "quadrupole pull = the grader's expansion of the code's tree (plummer, disk, cube)",
+          t_expansion, 4 },
+        { "quadrupoles at least 3x as accurate as monopoles, the same cells (theta 0.5, 0.9)",
+          t_quadrupole_beats_monopole, 2 },
+        { "malformed NB_TUNE: exit 2, one line", t_bad_tune, 1 },
+        NB_TEST_END
+    };
+    nb_grade_suite("step05 tuned", tests, nb_grade_gpu_skip(step));
+}
