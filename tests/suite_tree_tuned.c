@@ -19,6 +19,8 @@
  *    accurate (p99 against the double direct sum) as NB_TUNE=order=1, the
  *    monopoles, and both use the same cells (the interaction counts are
  *    equal).
+ *  - 1000 steps at theta 1, with either order: the energy drift and the
+ *    momentum change (of its scale) within 1e-3.
  *  - NB_TUNE malformed: exit 2 with one line.
  * Each test runs in its own process: setenv() stays there.  Inactive
  * (SKIPPED) without a usable device. */
@@ -256,6 +258,42 @@ static void t_quadrupole_beats_monopole(void)
     nb_state_free(&s);
 }
 
+/* 1000 steps of a Plummer sphere at theta 1 (the build's operating point,
+ * p99 ~8e-4 at 1M), with quadrupoles and with monopoles: the energy drift
+ * and the momentum change within the tree's bounds for 100 steps
+ * (conformance: 1e-3 each) over ten times as many.  (A tree's pulls do not
+ * cancel pairwise, so its momentum error grows with the steps; on an H100
+ * both stayed below 1e-4.) */
+static void t_conservation_1000_steps(void)
+{
+    const char *tunes[] = { "order=2", "order=1" };
+    for (int k = 0; k < 2; k++) {
+        nb_state s;
+        CU_ASSERT_FATAL(nb_ic_generate("plummer", 2048, 321, &s) == 0);
+        nb_options o;
+        nb_options_default(&o);
+        o.theta = 1.0;
+        o.eps = 0.05;
+        double p0[3], p1[3], scale = nb_momentum_scale(&s);
+        nb_momentum(&s, p0);
+        double e0 = nb_energy(&s, o.eps, NULL, NULL);
+        setenv("NB_TUNE", tunes[k], 1);
+        int rc = nb_t_step_run(S, &s, &o, 1000);
+        unsetenv("NB_TUNE");
+        NB_ASSERT_OK_FATAL(tunes[k], rc);
+        double e1 = nb_energy(&s, o.eps, NULL, NULL), drift = fabs((e1 - e0) / e0);
+        nb_momentum(&s, p1);
+        double dp = sqrt((p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
+                         (p1[2] - p0[2]) * (p1[2] - p0[2])) / scale;
+        printf("\n    plummer 2048, theta 1, 1000 steps, NB_TUNE=%s: energy drift %.3g (bound 1e-3), "
+               "momentum change %.3g of its scale (bound 1e-3)\n", tunes[k], drift, dp);
+        NB_ASSERT(drift < 1e-3, "NB_TUNE=%s: energy drift |dE/E| over 1000 steps %.3g, bound 1e-3", tunes[k], drift);
+        NB_ASSERT(dp < 1e-3, "NB_TUNE=%s: momentum change over 1000 steps %.3g of its scale, bound 1e-3",
+                  tunes[k], dp);
+        nb_state_free(&s);
+    }
+}
+
 static void t_bad_tune(void)
 {
     const char *bad[] = { "order=3", "order=", "order=2x", "r=2", "order=1,order=2", "order=1," };
@@ -279,6 +317,8 @@ void nb_tree_tuned_register(const nb_step *step, const char *binary)
           t_expansion, 4 },
         { "quadrupoles at least 3x as accurate as monopoles, the same cells (theta 0.5, 0.9)",
           t_quadrupole_beats_monopole, 2 },
+        { "conservation over 1000 steps at theta 1 (energy, momentum; both orders)",
+          t_conservation_1000_steps, 2 },
         { "malformed NB_TUNE: exit 2, one line", t_bad_tune, 1 },
         NB_TEST_END
     };
