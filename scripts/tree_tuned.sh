@@ -26,7 +26,7 @@ TT=${TUNED_THETA:-"0.9 1.0 1.1"}
 STEPS=${TREE_STEPS:-3}
 case $STEPS in ''|*[!0-9]*|0) echo "tree_tuned: TREE_STEPS must be a positive integer (got '$STEPS')" >&2; exit 2 ;; esac
 for p in step05_barneshut/nbody step05_barneshut/nbody_tuned; do
-    [ -x "$(nb_bin "$p")" ] || { echo "tree_tuned: $p is not built (run make first)" >&2; exit 3; }
+    [ -x "$(nb_bin "$p")" ] || { echo "tree_tuned: $p is not built (run make first; the student kit leaves the tuned build out)" >&2; exit 3; }
 done
 nb_init_tmp
 CSV="$NB_TMP/tree_tuned.csv"

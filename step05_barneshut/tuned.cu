@@ -31,8 +31,9 @@
  *     live in shared memory; when one fills, every lane reads each entry (a
  *     broadcast) and adds its pull, as the all-pairs tiles of step04 do.
  *     A cell far from the box is far from each body, so the cells used are
- *     the lesson's (its walk's vote: far from all 32), and so are the
- *     interaction counts (the tests compare them); offsets come from warp
+ *     the lesson's (its walk's vote: far from all 32) up to float rounding
+ *     at the threshold, and so are the interaction counts (the tests
+ *     compare them with the CPU code's: equal on the H100); offsets come from warp
  *     scans, so the lists, their order and the sums are the same every run.
  *     The warps take groups from a counter (a persistent grid: the stacks
  *     are only for the warps that can be resident).  A stack that would
@@ -49,8 +50,9 @@
  * one per body-cell pair, whatever the order of the cell's expansion (a
  * quadrupole pull is ~37 instructions, a monopole one ~13).
  *
- * NB_TUNE="order=1|2" (default 2): a measuring knob, checked like the rest
- * (a malformed value: exit 2 with one line).
+ * NB_TUNE="order=1|2,stack=K" (default order 2, stack 2048): measuring and
+ * testing knobs, checked like the rest (a malformed value: exit 2 with one
+ * line).
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
 #include <cuda_runtime.h>
@@ -70,7 +72,7 @@
 #ifndef T_BLOCKS
 #define T_BLOCKS 8                  /* blocks an SM at least (__launch_bounds__: 64 registers) */
 #endif
-#define T_STACK  2048               /* stack entries a resident warp (global memory) */
+#define T_STACK  2048               /* stack entries a resident warp (global memory); NB_TUNE=stack=K uses K */
 #ifndef T_BLIST
 #define T_BLIST  128                /* body list entries a warp (shared) */
 #endif
@@ -87,6 +89,7 @@ typedef struct t_status {
 
 typedef struct t_dev {
     int n, ncells, order;
+    int depth;                      /* stack entries a group may use: T_STACK, or NB_TUNE's stack=K */
     const float4 *pos;
     const int *sorted, *child, *chain, *parent, *bnext;
     const float4 *mass;
@@ -346,7 +349,7 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
                            (c1.y != BH_EMPTY) + (c1.z != BH_EMPTY) + (c1.w != BH_EMPTY);
             int tot;
             int w = top + warp_exclusive(np, lane, &tot);
-            if (top + tot > T_STACK) { overflow = true; break; }   /* tot is uniform */
+            if (top + tot > d.depth) { overflow = true; break; }   /* tot is uniform */
             if (next != BH_EMPTY) stack[w++] = next;
             if (c0.x != BH_EMPTY) stack[w++] = c0.x;
             if (c0.y != BH_EMPTY) stack[w++] = c0.y;
@@ -427,20 +430,48 @@ typedef struct tuned {
     int nsplit, cap_split;
 } tuned;
 
-/* NB_TUNE="order=1|2": the expansion order (2: quadrupoles). */
-static int parse_tune(int *order)
+/* A decimal integer in [lo, hi], the whole of [p, end): 1, else 0. */
+static int tune_int(const char *p, const char *end, long lo, long hi, long *v)
 {
-    *order = 2;
+    if (p == end || end - p > 9) return 0;
+    long x = 0;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9') return 0;
+        x = 10 * x + (*p - '0');
+    }
+    *v = x;
+    return x >= lo && x <= hi;
+}
+
+/* NB_TUNE="order=1|2,stack=K": the expansion order (default 2, quadrupoles)
+ * and the stack entries a group may use before it falls back to the
+ * stackless walk (32..T_STACK, default T_STACK: a small K makes the tests
+ * take the fallback at any theta).  Each key at most once, comma-separated. */
+static int parse_tune(t_dev *d)
+{
+    d->order = 2;
+    d->depth = T_STACK;
     const char *env = getenv("NB_TUNE");
     if (!env || !*env) return 0;
-    char key[16];
-    int v, used = 0;
-    if (sscanf(env, "%15[a-z]=%d%n", key, &v, &used) != 2 || env[used] != '\0' ||
-        strcmp(key, "order") != 0 || (v != 1 && v != 2))
-        return nb_fail(NB_EXIT_USAGE, "NB_TUNE=\"%s\": the tuned tree takes order=1 (monopoles) or "
-                       "order=2 (quadrupoles)", env);
-    *order = v;
-    return 0;
+    int seen = 0;
+    for (const char *p = env;;) {
+        const char *eq = strchr(p, '='), *end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        long v;
+        if (!eq || eq > end) break;
+        if (eq - p == 5 && !strncmp(p, "order", 5) && !(seen & 1) && tune_int(eq + 1, end, 1, 2, &v))
+            d->order = (int)v, seen |= 1;
+        else if (eq - p == 5 && !strncmp(p, "stack", 5) && !(seen & 2) &&
+                 tune_int(eq + 1, end, 32, T_STACK, &v))
+            d->depth = (int)v, seen |= 2;
+        else
+            break;
+        if (*end == '\0') return 0;
+        p = end + 1;
+    }
+    return nb_fail(NB_EXIT_USAGE, "NB_TUNE=\"%s\": the tuned tree takes order=1|2 (monopoles or "
+                   "quadrupoles) and stack=K (32..%d), each at most once, separated by commas", env,
+                   T_STACK);
 }
 
 static int free_quad(tuned *t)
@@ -543,7 +574,7 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
     tuned *t = (tuned *)calloc(1, sizeof *t);
     *ctx = t;                       /* on failure nb_main() calls t_destroy() */
     if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    int rc = parse_tune(&t->d.order);
+    int rc = parse_tune(&t->d);
     if (rc) return rc;
     if ((rc = bh_gpu_open(&t->bh, s, o, s->n))) return rc;
     t->eps2 = (float)(o->eps * o->eps);
@@ -659,7 +690,7 @@ static void t_report(void *ctx, FILE *out)
             t->d.order == 2 ? "quadrupoles" : "monopoles (NB_TUNE=order=1)");
     fprintf(out, "    group walk: %lld groups of 32 on %d blocks of %d warps, deepest stack %d of %d, "
             "%d groups sent to the stackless walk; tree: %d cells\n", (long long)((t->d.n + 31) / 32),
-            t->blocks, T_WARPS, t->hst.deepest, T_STACK, t->hst.fallback, t->d.ncells);
+            t->blocks, T_WARPS, t->hst.deepest, t->d.depth, t->hst.fallback, t->d.ncells);
 }
 
 /* ---- what the tests read (bh_gpu.h) -------------------------------------- */
