@@ -7,7 +7,7 @@
 #   4. P = 1 against step05, body for body: both --save files must be the same
 #      bytes (9 significant digits: equal text is equal float bits), and
 #      P = all against step05 the same way
-#   5. compute-sanitizer memcheck on a small N
+#   5. compute-sanitizer memcheck on a small N, at P = 1 and P = 2
 #   6. the refusals: --gpus past the GPUs present (exit 2), a failing GPU (exit 3)
 #   7. --bench at N = 1M beside step05 (the per-GPU split)
 # and prints a short summary.  Logs in $OUT (default /tmp/gpu_check_step06).
@@ -107,13 +107,18 @@ if [ -x "$cs" ]; then
   # cudaFuncGetAttributes and gets cudaErrorNoKernelImageForDevice for the
   # architectures it was not built for (4 reports inside libnccl.so.2, none
   # of them a memory access); step06 checks every CUDA call it makes itself
-  # and exits 3 on an error, which fails this stage through rc
-  timeout 90 "$cs" --tool memcheck --report-api-errors no --leak-check full --error-exitcode 1 \
-    $B6 -n 2001 -s 2 --gpus 1 --check \
-    > "$OUT/memcheck.log" 2>&1; rc=$?
-  s=$(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)
-  if [ $rc = 0 ]; then ok "memcheck N = 2001: ${s:-no summary}"
-  else grep -E '^=========' "$OUT/memcheck.log" | head -15; bad "memcheck (exit $rc): ${s:-no summary}"; fi
+  # and exits 3 on an error, which fails this stage through rc.
+  # P = 1, and P = 2 where the host has two GPUs or more.
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  ps=(1); [ "$ngpu" -ge 2 ] && ps+=(2)
+  for p in "${ps[@]}"; do
+    timeout 120 "$cs" --tool memcheck --report-api-errors no --leak-check full --error-exitcode 1 \
+      $B6 -n 2001 -s 2 --gpus "$p" --check \
+      > "$OUT/memcheck_p$p.log" 2>&1; rc=$?
+    s=$(grep -E 'ERROR SUMMARY' "$OUT/memcheck_p$p.log" | tail -1)
+    if [ $rc = 0 ]; then ok "memcheck N = 2001, P = $p: ${s:-no summary}"
+    else grep -E '^=========' "$OUT/memcheck_p$p.log" | head -15; bad "memcheck P = $p (exit $rc): ${s:-no summary}"; fi
+  done
 else
   bad "compute-sanitizer not found"
 fi
