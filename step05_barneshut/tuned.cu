@@ -167,10 +167,14 @@ static __global__ void k_quad(t_dev d)
 
 /* ---- the pull of a cell -------------------------------------------------- */
 
-/* Centre c (x, y, z, mass), quadrupole q (qxx, qyy, qxy, qxz) and qyz, on a
- * body at p; order 1 leaves the quadrupole out. */
+/* Centre c (x, y, z, mass), quadrupole q (qxx, qyy, qzz, qxy) and q2 (qxz,
+ * qyz), on a body at p; ORDER 1 leaves the quadrupole out.  The order is a
+ * template parameter, not a run-time test: the pull is the inner loop of
+ * the force (two thirds of its instructions at theta 1), and a branch in it
+ * costs what a multiply does. */
+template <int ORDER>
 static __device__ __forceinline__ void cell_pull(float px, float py, float pz, float4 c, float4 q,
-                                                 float qyz, float eps2, int order,
+                                                 float2 q2, float eps2,
                                                  float *ax, float *ay, float *az)
 {
     float dx = c.x - px, dy = c.y - py, dz = c.z - pz;
@@ -178,11 +182,10 @@ static __device__ __forceinline__ void cell_pull(float px, float py, float pz, f
     float inv = nb_rsqrt(r2);
     float inv2 = inv * inv;
     float s = c.w * inv * inv2;                      /* M / r^3 */
-    if (order == 2) {
-        float qzz = -q.x - q.y;
-        float gx = q.x * dx + q.z * dy + q.w * dz;     /* Q d */
-        float gy = q.z * dx + q.y * dy + qyz * dz;
-        float gz = q.w * dx + qyz * dy + qzz * dz;
+    if (ORDER == 2) {
+        float gx = q.x * dx + q.w * dy + q2.x * dz;    /* Q d */
+        float gy = q.w * dx + q.y * dy + q2.y * dz;
+        float gz = q2.x * dx + q2.y * dy + q.z * dz;
         float dqd = dx * gx + dy * gy + dz * gz;
         float inv5 = inv2 * inv2 * inv;
         s += 2.5f * dqd * inv5 * inv2;
@@ -208,8 +211,8 @@ static __device__ __forceinline__ int warp_exclusive(int v, int lane, int *total
 typedef struct t_lists {
     float4 body[T_BLIST];
     float4 cell[T_CLIST];
-    float4 quad[T_CLIST];
-    float qyz[T_CLIST];
+    float4 quad[T_CLIST];           /* qxx, qyy, qzz, qxy: the trace is undone once, here */
+    float2 quad2[T_CLIST];          /* qxz, qyz */
 } t_lists;
 
 static __device__ __forceinline__ void eval_bodies(const t_lists *l, int cnt, float4 p, float eps2,
@@ -229,16 +232,29 @@ static __device__ __forceinline__ void eval_bodies(const t_lists *l, int cnt, fl
     }
 }
 
+template <int ORDER>
 static __device__ __forceinline__ void eval_cells(const t_lists *l, int cnt, float4 p, float eps2,
-                                                  int order, float *ax, float *ay, float *az)
+                                                  float *ax, float *ay, float *az)
 {
-#pragma unroll 2
+    const float4 q0 = make_float4(0.f, 0.f, 0.f, 0.f);
+    const float2 q20 = make_float2(0.f, 0.f);
+#pragma unroll 4
     for (int e = 0; e < cnt; e++)
-        cell_pull(p.x, p.y, p.z, l->cell[e], l->quad[e], l->qyz[e], eps2, order, ax, ay, az);
+        cell_pull<ORDER>(p.x, p.y, p.z, l->cell[e], ORDER == 2 ? l->quad[e] : q0,
+                         ORDER == 2 ? l->quad2[e] : q20, eps2, ax, ay, az);
+}
+
+/* A cell's quadrupole as the lists hold it, from the stored five. */
+static __device__ __forceinline__ void quad_of(const t_dev *d, int c, float4 *q, float2 *q2)
+{
+    const float4 s = __ldg(&d->quad[c]);
+    *q = make_float4(s.x, s.y, -s.x - s.y, s.z);
+    *q2 = make_float2(s.w, __ldg(&d->qyz[c]));
 }
 
 /* The lesson's stackless walk (bh_gpu.cu, k_force) with this build's pull:
  * the same cells accepted, for a group whose stack would overflow. */
+template <int ORDER>
 static __device__ void walk_stackless(const t_dev *d, float4 p, float eps2, float *ax, float *ay,
                                       float *az, long long *nbb, long long *nbc)
 {
@@ -257,8 +273,10 @@ static __device__ void walk_stackless(const t_dev *d, float4 p, float eps2, floa
             float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
             bool far = bh_far(dx * dx + dy * dy + dz * dz, __int_as_float(l.z));
             if (__all_sync(0xffffffffu, far)) {
-                cell_pull(p.x, p.y, p.z, q, __ldg(&d->quad[c]), __ldg(&d->qyz[c]), eps2, d->order,
-                          ax, ay, az);
+                float4 qq = make_float4(0.f, 0.f, 0.f, 0.f);
+                float2 q2 = make_float2(0.f, 0.f);
+                if (ORDER == 2) quad_of(d, c, &qq, &q2);
+                cell_pull<ORDER>(p.x, p.y, p.z, q, qq, q2, eps2, ax, ay, az);
                 (*nbc)++;
                 node = l.y;
             } else {
@@ -268,6 +286,7 @@ static __device__ void walk_stackless(const t_dev *d, float4 p, float eps2, floa
     }
 }
 
+template <int ORDER>
 static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t_dev d, float eps2, int ngroups)
 {
     __shared__ t_lists lists[T_WARPS];
@@ -367,10 +386,7 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
             if (iscell) {
                 const int s = nc + __popc(mc & below), c = node - n;
                 L->cell[s] = e;
-                if (d.order == 2) {
-                    L->quad[s] = __ldg(&d.quad[c]);
-                    L->qyz[s] = __ldg(&d.qyz[c]);
-                }
+                if (ORDER == 2) quad_of(&d, c, &L->quad[s], &L->quad2[s]);
             }
             nb += __popc(mb);
             nc += __popc(mc);
@@ -383,19 +399,19 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
                 __syncwarp();
             }
             if (nc > T_CLIST - 32) {
-                eval_cells(L, nc, p, eps2, d.order, &ax, &ay, &az);
+                eval_cells<ORDER>(L, nc, p, eps2, &ax, &ay, &az);
                 nc = 0;
                 __syncwarp();
             }
         }
         if (!overflow) {
             eval_bodies(L, nb, p, eps2, &ax, &ay, &az);
-            eval_cells(L, nc, p, eps2, d.order, &ax, &ay, &az);
+            eval_cells<ORDER>(L, nc, p, eps2, &ax, &ay, &az);
         } else {                                /* the stackless walk, from the start */
             ax = ay = az = 0;
             nbb = nbc = 0;
             wfall++;
-            walk_stackless(&d, p, eps2, &ax, &ay, &az, &nbb, &nbc);
+            walk_stackless<ORDER>(&d, p, eps2, &ax, &ay, &az, &nbb, &nbc);
         }
         __syncwarp();
         if (valid) { d.ax[i] = ax; d.ay[i] = ay; d.az[i] = az; }
@@ -533,7 +549,10 @@ static int t_force(tuned *t, bool ev)
     }
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_FORCE]));
     NB_CUDA(cudaMemset(t->d.st, 0, sizeof(t_status)));
-    k_group_force<<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, (t->d.n + 31) / 32);
+    if (t->d.order == 2)
+        k_group_force<2><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, (t->d.n + 31) / 32);
+    else
+        k_group_force<1><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, (t->d.n + 31) / 32);
     NB_LAUNCHED();
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_KICK]));
     return 0;
@@ -583,7 +602,7 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
     int dev, sms, occ;
     NB_CUDA(cudaGetDevice(&dev));
     NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force, 32 * T_WARPS, 0));
+    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force<2>, 32 * T_WARPS, 0));
     if (occ < 1) return nb_fail(NB_EXIT_RUNTIME, "k_group_force cannot be resident on this device");
     int64_t groups = (s->n + 31) / 32, want = (groups + T_WARPS - 1) / T_WARPS;
     t->blocks = (int)(want < (int64_t)occ * sms ? want : (int64_t)occ * sms);
