@@ -972,8 +972,9 @@ extern "C" int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a)
     a->bytes = g->bytes_bodies + g->bytes_cells;
     a->ncells = g->hst.ncells;
     a->child = g->d.child; a->chain = g->d.chain; a->bnext = g->d.bnext; a->parent = g->d.parent;
-    a->mass = (const float *)g->d.mass;
-    a->link = (const int *)g->d.link;
+    a->geom = (const float *)g->d.geom;
+    a->mass = (float *)g->d.mass;
+    a->link = (int *)g->d.link;
     return 0;
 }
 

@@ -67,8 +67,10 @@ typedef struct bh_gpu_arrays_t {
     const int *chain;            /* n: the next body of the same leaf list, or BH_EMPTY */
     const int *bnext;            /* n: the stackless walk's node after each body */
     const int *parent;           /* per cell, -1 for the root */
-    const float *mass;           /* per cell: centre of mass x, y, z and mass (float4) */
-    const int *link;             /* per cell: more, next, open^2 (float bits), count (int4) */
+    const float *geom;           /* per cell: cube centre x, y, z and half size (float4) */
+    float *mass;                 /* per cell: centre of mass x, y, z and mass (float4) */
+    int *link;                   /* per cell: more, next, open^2 (float bits), count (int4);
+                                  * the tuned build rewrites mass and open^2 when it refits */
 } bh_gpu_arrays_t;
 int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a);
 
