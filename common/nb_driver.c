@@ -39,7 +39,8 @@
 
 #define NB_CSV_HEADER "step,n,steps,ic,seed,dt,eps,theta,block,threads,device,sms,clock_mhz," \
     "force_ms_med,force_ms_min,step_ms_med,step_ms_min,interactions,inter_per_s,gflops," \
-    "err_median,err_p99,err_max,device_bytes,tree_nodes,tree_depth,precision"
+    "err_median,err_p99,err_max,device_bytes,tree_nodes,tree_depth,precision,force_ms_mean," \
+    "step_ms_mean"
 
 /* Energy diagnostics (O(N^2) in double) are printed with --check up to this N. */
 #define NB_ENERGY_MAX_N 65536
@@ -448,8 +449,10 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
             printf(",,,,,,,");
         if (checked) printf("%.3g,%.3g,%.3g,", err.median, err.p99, err.max);
         else printf(",,,");
-        printf("%.0f,%lld,%d,%s\n", info.device_bytes, (long long)info.tree_nodes, info.tree_depth,
+        printf("%.0f,%lld,%d,%s,", info.device_bytes, (long long)info.tree_nodes, info.tree_depth,
                nb_precision_name(o.precision));
+        if (o.bench) printf("%.6g,%.6g\n", bench.force_mean, bench.step_mean);
+        else printf(",\n");
     } else if (!rc) {
         printf("%s: %s\n", step->name, step->idea);
         printf("  bodies %lld (", (long long)o.n);
@@ -475,8 +478,10 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
             printf("  bench: %d timed steps after %d warm-up step%s (%s)\n",
                    bench.count, o.warmup, o.warmup == 1 ? "" : "s",
                    step->probe ? "bodies stay on the device, copies excluded" : "host clock");
-            printf("    force  median %10.4f ms   min %10.4f ms\n", bench.force_med, bench.force_min);
-            printf("    step   median %10.4f ms   min %10.4f ms\n", bench.step_med, bench.step_min);
+            printf("    force  median %10.4f ms   min %10.4f ms   mean %10.4f ms\n", bench.force_med,
+                   bench.force_min, bench.force_mean);
+            printf("    step   median %10.4f ms   min %10.4f ms   mean %10.4f ms\n", bench.step_med,
+                   bench.step_min, bench.step_mean);
             printf("    rate   %.4g interactions/step, %.4g G interactions/s, %.1f GFLOP/s "
                    "(20 flops/interaction, median force time)\n",
                    bench.interactions, bench.inter_per_s * 1e-9, bench.gflops);

@@ -47,6 +47,10 @@ void nb_bench_summarize(const nb_step_time *t, int count, nb_bench *out)
     if (count <= 0) return;
     double *v = malloc((size_t)count * sizeof *v);
     if (!v) return;
+    for (int k = 0; k < count; k++) {
+        out->force_mean += t[k].force_ms / count;
+        out->step_mean += t[k].step_ms / count;
+    }
     for (int k = 0; k < count; k++) v[k] = t[k].force_ms;
     out->force_med = nb_median(v, count);
     out->force_min = v[0];

@@ -36,6 +36,9 @@ typedef struct nb_bench {
     int     count;                      /* timed steps */
     double  force_med, force_min;       /* ms */
     double  step_med, step_min;         /* ms */
+    double  force_mean, step_mean;      /* ms: what a long run costs a step when the steps are
+                                           unequal (step05's tuned build keeps its tree for
+                                           several steps and rebuilds it on one) */
     double  interactions;               /* per step (median over steps) */
     double  inter_per_s;                /* interactions / force_med */
     double  gflops;                     /* inter_per_s * 20 / 1e9 */

@@ -690,6 +690,8 @@ static void t_statistics(void)
     nb_bench b;
     nb_bench_summarize(t, 3, &b);
     CU_ASSERT(b.force_med == 2 && b.force_min == 1 && b.step_med == 3 && b.step_min == 2);
+    CU_ASSERT_DOUBLE_EQUAL(b.force_mean, 7.0 / 3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(b.step_mean, 10.0 / 3, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(b.inter_per_s, 100 / 2e-3, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(b.gflops, 100 / 2e-3 * 20 / 1e9, 1e-12);
 }
