@@ -68,7 +68,7 @@ if [ $rc = 77 ]; then echo "gpu_check_step06: no usable GPU here: $why"; exit 77
 
 if [ $runner = 1 ]; then
   echo "== tests/run_step06_multigpu"
-  (cd tests && NB_TEST_TIMEOUT=60 timeout 150 ./run_step06_multigpu) > "$OUT/tests.log" 2>&1
+  (cd tests && NB_TEST_TIMEOUT=60 timeout 480 ./run_step06_multigpu) > "$OUT/tests.log" 2>&1
   rc=$?
   grep -vE '^  PASS' "$OUT/tests.log" | tail -25
   line=$(grep -E '^step06_multigpu: [0-9]+ passed' "$OUT/tests.log" | tail -1)

@@ -74,7 +74,7 @@
 #endif
 #define T_STACK  2048               /* stack entries a resident warp (global memory); NB_TUNE=stack=K uses K */
 #ifndef T_KEEP
-#define T_KEEP   1                  /* steps a tree serves (NB_TUNE=rebuild=R) */
+#define T_KEEP   4                  /* steps a tree serves (NB_TUNE=rebuild=R) */
 #endif
 #define T_KEEP_MAX 64
 #ifndef T_BLIST
@@ -113,10 +113,12 @@ typedef struct t_dev {
 
 /* ---- quadrupoles --------------------------------------------------------- */
 
-/* m (3 r r^T - |r|^2 I) added to the five stored components. */
-static __device__ __forceinline__ void q_point(float m, float rx, float ry, float rz, float q[5])
+/* m (3 r r^T - |r|^2 I) added to the five stored components (T: float, or
+ * double in a refit). */
+template <typename T>
+static __device__ __forceinline__ void q_point(T m, T rx, T ry, T rz, T q[5])
 {
-    float r2 = rx * rx + ry * ry + rz * rz;
+    T r2 = rx * rx + ry * ry + rz * rz;
     q[0] += m * (3 * rx * rx - r2);
     q[1] += m * (3 * ry * ry - r2);
     q[2] += m * 3 * rx * ry;
@@ -157,9 +159,14 @@ static __global__ void k_moments(t_dev d)
         int k = c;
         for (;;) {
             float4 cm = d.mass[k];
-            float moved = 0.f;
+            float q[5] = { 0, 0, 0, 0, 0 };
             if (REFIT) {
-                double m = 0, sx = 0, sy = 0, sz = 0;
+                /* one pass: mass, first moments and the quadrupole about the
+                 * cube's centre g (double), then the quadrupole moved to the
+                 * new centre of mass (the parallel-axis rule backwards) */
+                const float4 g = d.geom[k];
+                double m = 0, sx = 0, sy = 0, sz = 0, qg[5] = { 0, 0, 0, 0, 0 };
+                float moved = 0.f;
                 bool bad = false;
                 for (int o = 0; o < 8; o++) {
                     int ch = d.child[k * 8 + o];
@@ -169,6 +176,7 @@ static __global__ void k_moments(t_dev d)
                             float4 p = d.pos[b], p0 = d.pos0[b];
                             m += p.w; sx += (double)p.w * p.x; sy += (double)p.w * p.y;
                             sz += (double)p.w * p.z;
+                            q_point<double>(p.w, (double)p.x - g.x, (double)p.y - g.y, (double)p.z - g.z, qg);
                             float dx = p.x - p0.x, dy = p.y - p0.y, dz = p.z - p0.z;
                             float r2 = dx * dx + dy * dy + dz * dz;
                             bad |= !(r2 < INFINITY);
@@ -176,15 +184,20 @@ static __global__ void k_moments(t_dev d)
                         }
                     } else {
                         int kk = ch - d.n;
-                        float4 q = __ldcg(&d.mass[kk]);
-                        m += q.w; sx += (double)q.w * q.x; sy += (double)q.w * q.y;
-                        sz += (double)q.w * q.z;
+                        float4 c = __ldcg(&d.mass[kk]);
+                        float4 cq = __ldcg(&d.quad[kk]);
+                        m += c.w; sx += (double)c.w * c.x; sy += (double)c.w * c.y;
+                        sz += (double)c.w * c.z;
+                        qg[0] += cq.x; qg[1] += cq.y; qg[2] += cq.z; qg[3] += cq.w;
+                        qg[4] += __ldcg(&d.qyz[kk]);
+                        q_point<double>(c.w, (double)c.x - g.x, (double)c.y - g.y, (double)c.z - g.z, qg);
                         moved = fmaxf(moved, __ldcg(&d.moved[kk]));
                     }
                 }
-                const float4 g = d.geom[k];
                 cm = m > 0 ? make_float4((float)(sx / m), (float)(sy / m), (float)(sz / m), (float)m)
                            : make_float4(g.x, g.y, g.z, 0.f);
+                q_point<double>(-m, (double)cm.x - g.x, (double)cm.y - g.y, (double)cm.z - g.z, qg);
+                for (int j = 0; j < 5; j++) q[j] = (float)qg[j];
                 float r = d.theta > 0 ? sqrtf(bh_open2(g.x, g.y, g.z, g.w, cm.x, cm.y, cm.z, d.theta)) +
                                         2.f * moved / d.theta
                                       : INFINITY;
@@ -192,23 +205,23 @@ static __global__ void k_moments(t_dev d)
                 d.mass[k] = cm;
                 d.link[k].z = __float_as_int(r * r);
                 d.moved[k] = moved;
-            }
-            float q[5] = { 0, 0, 0, 0, 0 };
-            for (int o = 0; o < 8; o++) {
-                int ch = d.child[k * 8 + o];
-                if (ch == BH_EMPTY) continue;
-                if (ch < d.n) {
-                    for (int b = ch; b != BH_EMPTY; b = d.chain[b]) {
-                        float4 p = d.pos[b];
-                        q_point(p.w, p.x - cm.x, p.y - cm.y, p.z - cm.z, q);
+            } else {
+                for (int o = 0; o < 8; o++) {
+                    int ch = d.child[k * 8 + o];
+                    if (ch == BH_EMPTY) continue;
+                    if (ch < d.n) {
+                        for (int b = ch; b != BH_EMPTY; b = d.chain[b]) {
+                            float4 p = d.pos[b];
+                            q_point<float>(p.w, p.x - cm.x, p.y - cm.y, p.z - cm.z, q);
+                        }
+                    } else {
+                        int kk = ch - d.n;
+                        float4 cq = __ldcg(&d.quad[kk]);
+                        float4 cc = d.mass[kk];
+                        q[0] += cq.x; q[1] += cq.y; q[2] += cq.z; q[3] += cq.w;
+                        q[4] += __ldcg(&d.qyz[kk]);
+                        q_point<float>(cc.w, cc.x - cm.x, cc.y - cm.y, cc.z - cm.z, q);
                     }
-                } else {
-                    int kk = ch - d.n;
-                    float4 cq = __ldcg(&d.quad[kk]);
-                    float4 cc = __ldcg(&d.mass[kk]);
-                    q[0] += cq.x; q[1] += cq.y; q[2] += cq.z; q[3] += cq.w;
-                    q[4] += __ldcg(&d.qyz[kk]);
-                    q_point(cc.w, cc.x - cm.x, cc.y - cm.y, cc.z - cm.z, q);
                 }
             }
             d.quad[k] = make_float4(q[0], q[1], q[2], q[3]);

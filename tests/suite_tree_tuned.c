@@ -25,6 +25,14 @@
  *  - The fallback for a group whose stack would overflow (the lesson's
  *    stackless walk with this build's pull): forced with NB_TUNE=stack=64
  *    at theta 0.8, the same expansion, and --bench says how many took it.
+ *  - A tree kept for several steps (NB_TUNE=rebuild=R, default 4: built on
+ *    one step, refitted on the others).  After 6 steps with R = 8 (five
+ *    refits; dt 0.004, so that the bodies move), the accelerations of the
+ *    refitted tree against the double direct sum: p99 within 1.5x (+1e-5)
+ *    of the same run with R = 1 (a tree built every step).  A refit that
+ *    keeps a centre of mass or a quadrupole of the build is off by far
+ *    more.  And --bench counts the refits the rule implies: D - floor(D/R)
+ *    for D drifts.
  *  - NB_TUNE malformed: exit 2 with one line.
  * Each test runs in its own process: setenv() stays there.  Inactive
  * (SKIPPED) without a usable device. */
@@ -327,10 +335,82 @@ static void t_conservation_1000_steps(void)
     }
 }
 
+/* p99 against the double direct sum of the accelerations after `steps`
+ * steps with NB_TUNE=rebuild=keep, on the tree the last step left (refitted
+ * when keep > steps). */
+static int kept_run(const nb_state *s0, int keep, int steps, double *p99, int64_t cnt[2])
+{
+    char tune[32];
+    snprintf(tune, sizeof tune, "rebuild=%d", keep);
+    setenv("NB_TUNE", tune, 1);
+    nb_options o;
+    nb_options_default(&o);
+    o.theta = 1.0;
+    o.dt = 0.004;
+    o.poison = 1;
+    nb_state s;
+    int64_t n = s0->n;
+    float *a = malloc((size_t)n * 3 * sizeof *a);
+    void *ctx = NULL;
+    int rc = a && nb_state_copy(&s, s0) == 0 ? S->init(&ctx, &s, &o) : -1;
+    if (!rc) rc = S->advance(ctx, steps, NULL);
+    if (!rc) rc = S->download(ctx, &s);
+    if (!rc) rc = S->accel(ctx, a, a + n, a + 2 * n);
+    nb_errstats e;
+    if (!rc) rc = nb_accel_errors(&s, o.eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, &e);
+    if (!rc) {
+        *p99 = e.p99;
+        nb_wbuf b = { 0 };
+        rc = nb_remote_ext(ctx, "interactions", NULL, &b);
+        cnt[0] = nb_wget_i64(&b);
+        cnt[1] = nb_wget_i64(&b);
+        if (!rc && b.bad) rc = -1;
+        nb_wbuf_free(&b);
+    }
+    if (ctx) S->destroy(ctx);
+    nb_state_free(&s);
+    free(a);
+    unsetenv("NB_TUNE");
+    return rc;
+}
+
+static void t_kept_tree(void)
+{
+    nb_state s;
+    CU_ASSERT_EQUAL_FATAL(nb_ic_generate("plummer", 16384, 331, &s), 0);
+    double fresh = -1, kept = -1;
+    int64_t cf[2] = { 0, 0 }, ck[2] = { 0, 0 };
+    NB_ASSERT_FATAL(kept_run(&s, 1, 6, &fresh, cf) == 0, "rebuild=1: %s", nb_errmsg());
+    NB_ASSERT_FATAL(kept_run(&s, 8, 6, &kept, ck) == 0, "rebuild=8: %s", nb_errmsg());
+    printf("\n    plummer 16384, theta 1, 6 steps of dt 0.004: p99 %.3g with the tree built every step, "
+           "%.3g with the build's tree refitted five times; interactions %lld + %lld and %lld + %lld\n",
+           fresh, kept, (long long)cf[0], (long long)cf[1], (long long)ck[0], (long long)ck[1]);
+    NB_ASSERT(kept <= 1.5 * fresh + 1e-5, "the refitted tree: p99 %.3g, a tree built every step %.3g "
+              "(bound 1.5x + 1e-5)", kept, fresh);
+    nb_state_free(&s);
+    /* the refits --bench reports: 7 timed steps + 1 warm-up = 8 drifts, R = 4: 8 - 2 */
+    setenv("NB_TUNE", "rebuild=4", 1);
+    char *argv[] = { (char *)BIN, "-n", "4096", "-s", "7", "--warmup", "1", "--bench", NULL };
+    static char out[16384], err[4096];
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
+    unsetenv("NB_TUNE");
+    const char *at = strstr(out, " refits in this run");
+    long refits = -1;
+    if (at) {
+        const char *q = at;
+        while (q > out && q[-1] >= '0' && q[-1] <= '9') q--;
+        refits = strtol(q, NULL, 10);
+    }
+    printf("    NB_TUNE=rebuild=4, 8 drifts: %ld refits reported (want 6, exit %d)\n", refits, rc);
+    NB_ASSERT(rc == 0 && refits == 6, "NB_TUNE=rebuild=4, 7 steps + 1 warm-up: exit %d, %ld refits "
+              "reported (want 6): %.200s", rc, refits, err);
+}
+
 static void t_bad_tune(void)
 {
     const char *bad[] = { "order=3", "order=", "order=2x", "r=2", "order=1,order=2", "order=1,",
-                          "order= 2", "stack=31", "stack=4096", "stack=64,order=1,stack=64" };
+                          "order= 2", "stack=31", "stack=4096", "stack=64,order=1,stack=64",
+                          "rebuild=0", "rebuild=65", "rebuild=4,rebuild=4", "rebuild=-1" };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         setenv("NB_TUNE", bad[k], 1);
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
@@ -354,6 +434,8 @@ void nb_tree_tuned_register(const nb_step *step, const char *binary)
         { "the stackless fallback: the same expansion (NB_TUNE=stack=64), and reported", t_fallback, 2 },
         { "conservation over 1000 steps at theta 1 (energy, momentum; both orders)",
           t_conservation_1000_steps, 2 },
+        { "a tree kept for several steps: refitted as accurate as rebuilt (NB_TUNE=rebuild)",
+          t_kept_tree, 2 },
         { "malformed NB_TUNE: exit 2, one line", t_bad_tune, 1 },
         NB_TEST_END
     };
