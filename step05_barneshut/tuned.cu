@@ -9,7 +9,7 @@
  *  1. Quadrupole moments.  Each cell also carries the traceless quadrupole
  *     of its bodies about its centre of mass,
  *         Q = sum_b m_b (3 r_b r_b^T - |r_b|^2 I),  r_b = x_b - centre,
- *     summed bottom-up (k_quad: a parent's Q is its children's Q moved to
+ *     summed bottom-up (k_moments: a parent's Q is its children's Q moved to
  *     the parent's centre by the parallel-axis rule, and its own leaf
  *     bodies), in the fixed child order 0..7: the same bits every run.  A
  *     cell used as one body then pulls with
@@ -40,19 +40,28 @@
  *     overflow (theta near 0) sends the group to the lesson's stackless
  *     walk with the same acceptance and the same pull (counted, reported).
  *
- * Step: drift (the lesson's) -> bbox, build, summarize, sort (the lesson's)
- * -> k_quad_count, k_quad -> k_group_force -> kick (the lesson's).  The
- * tree is rebuilt every step, as in the lesson: at 1M bodies and theta 1
- * the build is about a fifth of the step (handouts/05_barneshut.md, "The
- * tuned tree", has the measurements and what did not pay).
+ *  3. A tree kept for a few steps.  The tree is built on one step and
+ *     refitted on the next R - 1 (NB_TUNE=rebuild=R, default T_KEEP = 4):
+ *     k_moments<true> keeps the cells, links and tree order and recomputes
+ *     the masses, centres of mass, quadrupoles and opening radii, each
+ *     radius grown by 2 D / theta for the distance D its bodies moved since
+ *     the build.  --bench prints the mean step beside the median: the
+ *     steps are unequal, and a long run costs the mean.
+ *
+ * Step: drift (the lesson's) -> on a build step bbox, build, summarize,
+ * sort (the lesson's), k_quad_count, k_moments<false>; on the others
+ * k_quad_count, k_moments<true> -> k_group_force -> kick (the lesson's)
+ * (handouts/05_barneshut.md, "The tuned tree", has the measurements and
+ * what did not pay).
  *
  * Interactions are counted as the lesson counts them: one per body-body and
  * one per body-cell pair, whatever the order of the cell's expansion (a
- * quadrupole pull is ~37 instructions, a monopole one ~13).
+ * quadrupole pull costs about three monopole ones: 41 instructions a cell
+ * against 14.75 a body in the loops ncu counted at 1M, theta 1).
  *
- * NB_TUNE="order=1|2,stack=K" (default order 2, stack 2048): measuring and
- * testing knobs, checked like the rest (a malformed value: exit 2 with one
- * line).
+ * NB_TUNE="order=1|2,stack=K,rebuild=R" (default order 2, stack 2048,
+ * rebuild 4): measuring and testing knobs, checked like the rest (a
+ * malformed value: exit 2 with one line).
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
 #include <cuda_runtime.h>
