@@ -57,7 +57,8 @@
  * Interactions are counted as the lesson counts them: one per body-body and
  * one per body-cell pair, whatever the order of the cell's expansion (a
  * quadrupole pull costs about three monopole ones: 41 instructions a cell
- * against 14.75 a body in the loops ncu counted at 1M, theta 1).
+ * against 14.75 a body in the loops ncu counted at 1M, theta 1, before the
+ * order became a template parameter).
  *
  * NB_TUNE="order=1|2,stack=K,rebuild=R" (default order 2, stack 2048,
  * rebuild 4): measuring and testing knobs, checked like the rest (a
