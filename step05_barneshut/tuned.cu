@@ -150,10 +150,10 @@ static __global__ void k_quad_count(t_dev d)
  *
  * REFIT false: after a build, the quadrupoles about the lesson's centres of
  * mass.  REFIT true: the tree of an earlier build kept for bodies that have
- * moved since (its cells, links and tree order unchanged): each cell's mass
- * and centre of mass first, summed as k_summarize sums them (in double, the
- * same bits for bodies that did not move), then its quadrupole, and its
- * opening radius: the lesson's bh_open2() grown by 2 D / theta, D the
+ * moved since (its cells, links and tree order unchanged): in one pass over
+ * its children, each cell's mass and centre of mass, summed as k_summarize
+ * sums them (in double: the same bits for bodies that did not move), and
+ * its quadrupole; then its opening radius: the lesson's bh_open2() grown by 2 D / theta, D the
  * farthest any body below it has moved since the build.  The radius assumes
  * bodies inside the cube; a body that left it by D makes the cell as much
  * larger, and the cell is used only that much farther away (a body still
@@ -523,7 +523,7 @@ typedef struct tuned {
     int keep;                       /* a tree serves this many steps (NB_TUNE=rebuild=K; 1: rebuilt every step) */
     int age;                        /* drifts since the last build */
     int fresh;                      /* the tree (built or refitted) is of the current positions */
-    int refits;                     /* refits in the timed steps */
+    int refits;                     /* refits since init (warm-up steps included) */
     float4 *pos0;                   /* the positions at the last build (keep > 1) */
     t_status hst;
     double bytes;                   /* this build's own device memory */
