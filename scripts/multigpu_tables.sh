@@ -17,9 +17,37 @@
 # Variables: GPUS ("1 2 4"), STRONG_NS ("5000000 20000000"), WEAK_PER_GPU
 # (5000000), STEPS (5), SLUG, RESULTS_DIR, NB_BIN_DIR, RUN_LIMIT_S (600).
 # Exit: 0 ok; 2 step06 not built or too few GPUs; 3 a run failed; 77 no GPU.
+#
+#   scripts/multigpu_tables.sh --plot DIR   draws DIR/scaling.{png,svg} from
+#   DIR/table4_multigpu.csv (gnuplot, here or on another machine: the GPU
+#   hosts may have none); the tables run draws it too when gnuplot is there.
 set -uo pipefail
 # shellcheck source=scripts/common.sh
 . "$(dirname "$0")/common.sh"
+
+gp_q() { printf '%s' "$1" | sed "s/'/''/g"; }     # a gnuplot single-quoted string
+# plot DIR: scaling.{png,svg} beside table4_multigpu.csv (exit 2: no gnuplot
+# or no table there; 3: gnuplot failed)
+plot() {
+  local dir=$1 csv=$1/table4_multigpu.csv gp=${GNUPLOT:-gnuplot} fmt maxp sub
+  [ -r "$csv" ] || { echo "multigpu_tables: no $csv to plot" >&2; return 2; }
+  command -v "$gp" >/dev/null 2>&1 ||
+    { echo "multigpu_tables: gnuplot is not installed (sudo apt-get install -y gnuplot-nox); the figure is not drawn" >&2; return 2; }
+  maxp=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$csv")
+  sub=$(awk -F'"' 'NR == 2 { sub(/^[0-9]+ x /, "", $2); print $2 }' "$csv" | sed "s/'/''/g")
+  for fmt in png svg; do
+    "$gp" -e "t4='$(gp_q "$csv")'; out='$(gp_q "$dir/scaling.$fmt")'; fmt='$fmt'; sub='$sub'; maxp=$maxp" \
+      "$NB_TOP/scripts/scaling.gp" || { echo "multigpu_tables: gnuplot failed" >&2; return 3; }
+    IFS=$'\t' read -r pgpu pdrv < <(awk -F'\t' '$1 == "table4_multigpu.csv" { print $4 "\t" $5 }' "$dir/provenance.tsv" 2>/dev/null) || true
+    nb_provenance "$dir" "scaling.$fmt" "scripts/multigpu_tables.sh --plot (from table4_multigpu.csv)" \
+      "as the table: one run per row" "${pgpu:-unknown}" "${pdrv:-unknown}"
+  done
+  echo "multigpu_tables: wrote $dir/scaling.{png,svg}" >&2
+}
+if [ "${1:-}" = --plot ]; then
+  [ -n "${2:-}" ] || { echo "usage: scripts/multigpu_tables.sh [--plot DIR]" >&2; exit 2; }
+  plot "$2"; exit $?
+fi
 GPUS=${GPUS:-"1 2 4"}
 STRONG_NS=${STRONG_NS:-"5000000 20000000"}
 WEAK_PER_GPU=${WEAK_PER_GPU:-5000000}
@@ -118,5 +146,11 @@ cp "$csv" "$out/table4_multigpu.csv"
   nbs_stamp_md "$gpu_name (up to $need of them)" "" "scripts/multigpu_tables.sh"
   echo "- NCCL $(awk -F, 'NR == 2 { print $17 }' "$csv"), NCCL_NVLS_ENABLE=0 (the program sets it when unset)"
 } > "$out/table4_multigpu.md"
+for f in table4_multigpu.md table4_multigpu.csv; do
+  nb_provenance "$out" "$f" "scripts/multigpu_tables.sh (GPUS=\"$GPUS\" STRONG_NS=\"$STRONG_NS\" WEAK_PER_GPU=$WEAK_PER_GPU STEPS=$STEPS)" \
+    "not measured: one run per row" "$gpu_name (up to $need of them)"
+done
 echo "multigpu_tables: wrote $out/table4_multigpu.md and .csv" >&2
+if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then plot "$out" || status=3
+else echo "multigpu_tables: no gnuplot here: draw the figure elsewhere with scripts/multigpu_tables.sh --plot $out" >&2; fi
 exit $status
