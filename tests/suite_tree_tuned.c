@@ -249,6 +249,19 @@ static void t_fallback(void)
               "%.200s", rc, fell, err);
 }
 
+/* The interaction counts of the last force (body-body, body-cell), from the
+ * worker's "interactions" extension: 0, or -1 when they cannot be read. */
+static int counts(void *ctx, int64_t cnt[2])
+{
+    nb_wbuf b = { 0 };
+    int rc = nb_remote_ext(ctx, "interactions", NULL, &b);
+    cnt[0] = nb_wget_i64(&b);
+    cnt[1] = nb_wget_i64(&b);
+    if (!rc && b.bad) rc = -1;
+    nb_wbuf_free(&b);
+    return rc;
+}
+
 /* p99 against the double direct sum, and the counts, with NB_TUNE=tune. */
 static int order_run(const nb_state *s, const char *tune, double theta, nb_errstats *st, int64_t cnt[2])
 {
@@ -263,14 +276,7 @@ static int order_run(const nb_state *s, const char *tune, double theta, nb_errst
     int rc = a ? S->init(&ctx, s, &o) : -1;
     if (!rc) rc = S->accel(ctx, a, a + n, a + 2 * n);
     if (!rc) rc = nb_accel_errors(s, o.eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, st);
-    if (!rc) {
-        nb_wbuf b = { 0 };
-        rc = nb_remote_ext(ctx, "interactions", NULL, &b);
-        cnt[0] = nb_wget_i64(&b);
-        cnt[1] = nb_wget_i64(&b);
-        if (!rc && b.bad) rc = -1;
-        nb_wbuf_free(&b);
-    }
+    if (!rc) rc = counts(ctx, cnt);
     if (ctx) S->destroy(ctx);
     free(a);
     unsetenv("NB_TUNE");
@@ -360,12 +366,7 @@ static int kept_run(const nb_state *s0, int keep, int steps, double *p99, int64_
     if (!rc) rc = nb_accel_errors(&s, o.eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, &e);
     if (!rc) {
         *p99 = e.p99;
-        nb_wbuf b = { 0 };
-        rc = nb_remote_ext(ctx, "interactions", NULL, &b);
-        cnt[0] = nb_wget_i64(&b);
-        cnt[1] = nb_wget_i64(&b);
-        if (!rc && b.bad) rc = -1;
-        nb_wbuf_free(&b);
+        rc = counts(ctx, cnt);
     }
     if (ctx) S->destroy(ctx);
     nb_state_free(&s);
