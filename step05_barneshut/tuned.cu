@@ -21,20 +21,25 @@
  *     theta keeps the same accuracy with fewer, dearer interactions.
  *     NB_TUNE=order=1 drops Q (monopole, for comparison).
  *
- *  2. Walk once per group, evaluate like a tile.  A warp takes 32
- *     neighbours in tree order and walks the tree once for all of them,
+ *  2. Walk once per group, evaluate like a tile.  A warp takes 64
+ *     neighbours in tree order, two a lane (NI: lane l holds the group's
+ *     bodies l and 32 + l), and walks the tree once for all of them,
  *     testing up to 32 nodes at a time (one a lane) from a stack in global
  *     memory: a body is appended to the group's body list; a cell is
- *     appended to its cell list if it is far from the box around the 32
+ *     appended to its cell list if it is far from the box around the 64
  *     bodies, or else far from each of them (the lesson's vote, one near
  *     cell at a time); otherwise its children go on the stack.  The lists
  *     live in shared memory; when one fills, every lane reads each entry (a
- *     broadcast) and adds its pull, as the all-pairs tiles of step04 do.
- *     A cell far from the box is far from each body, so the cells used are
- *     the lesson's (its walk's vote: far from all 32) up to float rounding
- *     at the threshold, and so are the interaction counts (the tests
- *     compare them with the CPU code's: equal on the H100); offsets come from warp
- *     scans, so the lists, their order and the sums are the same every run.
+ *     broadcast) and adds its pull to both its bodies, as the all-pairs
+ *     tiles of step04 do.  Two bodies a lane halve the walk and the list
+ *     reads per body; the larger box opens a few more cells (at 1M, theta
+ *     1.05, 9% more interactions, each cheaper: 2-4% less time a step on
+ *     the H100, and a smaller error).  NB_TUNE=group=32 takes one body a
+ *     lane: then the cells used are the lesson's (its walk's vote: far from
+ *     all 32) up to float rounding at the threshold, and so are the
+ *     interaction counts (the tests compare them with the CPU code's:
+ *     equal on the H100).  Offsets come from warp scans, so the lists,
+ *     their order and the sums are the same every run.
  *     The warps take groups from a counter (a persistent grid: the stacks
  *     are only for the warps that can be resident).  A stack that would
  *     overflow (theta near 0) sends the group to the lesson's stackless
@@ -60,8 +65,8 @@
  * against 14.75 a body in the loops ncu counted at 1M, theta 1, before the
  * order became a template parameter).
  *
- * NB_TUNE="order=1|2,stack=K,rebuild=R" (default order 2, stack 2048,
- * rebuild 4): measuring and testing knobs, checked like the rest (a
+ * NB_TUNE="order=1|2,stack=K,rebuild=R,group=G" (default order 2, stack
+ * 2048, rebuild 4, group 64): measuring and testing knobs, checked like the rest (a
  * malformed value: exit 2 with one line).
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
@@ -81,6 +86,9 @@
 #endif
 #ifndef T_BLOCKS
 #define T_BLOCKS 8                  /* blocks an SM at least (__launch_bounds__: 64 registers) */
+#endif
+#ifndef T_GROUP
+#define T_GROUP  64                 /* bodies a group: 32 or 64, one or two a lane (NB_TUNE=group=G) */
 #endif
 #define T_STACK  2048               /* stack entries a resident warp (global memory); NB_TUNE=stack=K uses K */
 #ifndef T_KEEP
@@ -104,6 +112,7 @@ typedef struct t_status {
 
 typedef struct t_dev {
     int n, ncells, order;
+    int ni;                         /* bodies a lane: groups of 32 ni */
     int depth;                      /* stack entries a group may use: T_STACK, or NB_TUNE's stack=K */
     float theta;
     const float4 *pos;
@@ -295,33 +304,35 @@ typedef struct t_lists {
     float2 quad2[T_CLIST];          /* qxz, qyz */
 } t_lists;
 
-static __device__ __forceinline__ void eval_bodies(const t_lists *l, int cnt, float4 p, float eps2,
-                                                   float *ax, float *ay, float *az)
+/* Each list entry is read once (a broadcast from shared memory) and pulls
+ * on the NI bodies of the lane. */
+template <int NI>
+static __device__ __forceinline__ void eval_bodies(const t_lists *l, int cnt, const float4 *p,
+                                                   float eps2, float *ax, float *ay, float *az)
 {
-    int e = 0;
-    for (; e + 4 <= cnt; e += 4) {
-        float4 q0 = l->body[e], q1 = l->body[e + 1], q2 = l->body[e + 2], q3 = l->body[e + 3];
-        nb_interact(p.x, p.y, p.z, q0.x, q0.y, q0.z, q0.w, eps2, ax, ay, az);
-        nb_interact(p.x, p.y, p.z, q1.x, q1.y, q1.z, q1.w, eps2, ax, ay, az);
-        nb_interact(p.x, p.y, p.z, q2.x, q2.y, q2.z, q2.w, eps2, ax, ay, az);
-        nb_interact(p.x, p.y, p.z, q3.x, q3.y, q3.z, q3.w, eps2, ax, ay, az);
-    }
-    for (; e < cnt; e++) {
-        float4 q = l->body[e];
-        nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, ax, ay, az);
+#pragma unroll 4
+    for (int e = 0; e < cnt; e++) {
+        const float4 q = l->body[e];
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+            nb_interact(p[j].x, p[j].y, p[j].z, q.x, q.y, q.z, q.w, eps2, &ax[j], &ay[j], &az[j]);
     }
 }
 
-template <int ORDER>
-static __device__ __forceinline__ void eval_cells(const t_lists *l, int cnt, float4 p, float eps2,
-                                                  float *ax, float *ay, float *az)
+template <int ORDER, int NI>
+static __device__ __forceinline__ void eval_cells(const t_lists *l, int cnt, const float4 *p,
+                                                  float eps2, float *ax, float *ay, float *az)
 {
     const float4 q0 = make_float4(0.f, 0.f, 0.f, 0.f);
     const float2 q20 = make_float2(0.f, 0.f);
 #pragma unroll 4
-    for (int e = 0; e < cnt; e++)
-        cell_pull<ORDER>(p.x, p.y, p.z, l->cell[e], ORDER == 2 ? l->quad[e] : q0,
-                         ORDER == 2 ? l->quad2[e] : q20, eps2, ax, ay, az);
+    for (int e = 0; e < cnt; e++) {
+        const float4 c = l->cell[e], q = ORDER == 2 ? l->quad[e] : q0;
+        const float2 q2 = ORDER == 2 ? l->quad2[e] : q20;
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+            cell_pull<ORDER>(p[j].x, p[j].y, p[j].z, c, q, q2, eps2, &ax[j], &ay[j], &az[j]);
+    }
 }
 
 /* A cell's quadrupole as the lists hold it, from the stored five. */
@@ -332,31 +343,40 @@ static __device__ __forceinline__ void quad_of(const t_dev *d, int c, float4 *q,
     *q2 = make_float2(s.w, __ldg(&d->qyz[c]));
 }
 
-/* The lesson's stackless walk (bh_gpu.cu, k_force) with this build's pull:
- * the same cells accepted, for a group whose stack would overflow. */
-template <int ORDER>
-static __device__ void walk_stackless(const t_dev *d, float4 p, float eps2, float *ax, float *ay,
-                                      float *az, long long *nbb, long long *nbc)
+/* The lesson's stackless walk (bh_gpu.cu, k_force) with this build's pull
+ * and its group (the NI bodies of each lane vote): the same cells
+ * accepted, for a group whose stack would overflow. */
+template <int ORDER, int NI>
+static __device__ void walk_stackless(const t_dev *d, const float4 *p, float eps2, float *ax,
+                                      float *ay, float *az, long long *nbb, long long *nbc)
 {
     const int n = d->n;
     int node = n;
     while (node != BH_EMPTY) {
         if (node < n) {
             float4 q = __ldg(&d->pos[node]);
-            nb_interact(p.x, p.y, p.z, q.x, q.y, q.z, q.w, eps2, ax, ay, az);
+#pragma unroll
+            for (int j = 0; j < NI; j++)
+                nb_interact(p[j].x, p[j].y, p[j].z, q.x, q.y, q.z, q.w, eps2, &ax[j], &ay[j], &az[j]);
             (*nbb)++;
             node = __ldg(&d->bnext[node]);
         } else {
             int c = node - n;
             float4 q = __ldg(&d->mass[c]);
             int4 l = __ldg(&d->link[c]);
-            float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-            bool far = bh_far(dx * dx + dy * dy + dz * dz, __int_as_float(l.z));
+            bool far = true;
+#pragma unroll
+            for (int j = 0; j < NI; j++) {
+                float dx = q.x - p[j].x, dy = q.y - p[j].y, dz = q.z - p[j].z;
+                far &= bh_far(dx * dx + dy * dy + dz * dz, __int_as_float(l.z));
+            }
             if (__all_sync(0xffffffffu, far)) {
                 float4 qq = make_float4(0.f, 0.f, 0.f, 0.f);
                 float2 q2 = make_float2(0.f, 0.f);
                 if (ORDER == 2) quad_of(d, c, &qq, &q2);
-                cell_pull<ORDER>(p.x, p.y, p.z, q, qq, q2, eps2, ax, ay, az);
+#pragma unroll
+                for (int j = 0; j < NI; j++)
+                    cell_pull<ORDER>(p[j].x, p[j].y, p[j].z, q, qq, q2, eps2, &ax[j], &ay[j], &az[j]);
                 (*nbc)++;
                 node = l.y;
             } else {
@@ -366,7 +386,7 @@ static __device__ void walk_stackless(const t_dev *d, float4 p, float eps2, floa
     }
 }
 
-template <int ORDER>
+template <int ORDER, int NI>
 static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t_dev d, float eps2, int ngroups)
 {
     __shared__ t_lists lists[T_WARPS];
@@ -382,11 +402,22 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
         if (lane == 0) g = atomicAdd(&d.st->next, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= ngroups) break;
-        const int k = g * 32 + lane;
-        const bool valid = k < n;
-        const int i = __ldg(&d.sorted[valid ? k : n - 1]);
-        const float4 p = __ldg(&d.pos[i]);
-        float lx = p.x, ly = p.y, lz = p.z, hx = p.x, hy = p.y, hz = p.z;
+        bool valid[NI];
+        int i[NI];
+        float4 p[NI];
+#pragma unroll
+        for (int j = 0; j < NI; j++) {  /* a lane's bodies: 32 apart in tree order */
+            const int k = (g * NI + j) * 32 + lane;
+            valid[j] = k < n;
+            i[j] = __ldg(&d.sorted[valid[j] ? k : n - 1]);
+            p[j] = __ldg(&d.pos[i[j]]);
+        }
+        float lx = p[0].x, ly = p[0].y, lz = p[0].z, hx = p[0].x, hy = p[0].y, hz = p[0].z;
+#pragma unroll
+        for (int j = 1; j < NI; j++) {
+            lx = fminf(lx, p[j].x); ly = fminf(ly, p[j].y); lz = fminf(lz, p[j].z);
+            hx = fmaxf(hx, p[j].x); hy = fmaxf(hy, p[j].y); hz = fmaxf(hz, p[j].z);
+        }
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) {
             lx = fminf(lx, __shfl_xor_sync(0xffffffffu, lx, o));
@@ -398,7 +429,9 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
         }
         const float bx = 0.5f * (lx + hx), by = 0.5f * (ly + hy), bz = 0.5f * (lz + hz);
         const float ex = 0.5f * (hx - lx), ey = 0.5f * (hy - ly), ez = 0.5f * (hz - lz);
-        float ax = 0, ay = 0, az = 0;
+        float ax[NI], ay[NI], az[NI];
+#pragma unroll
+        for (int j = 0; j < NI; j++) ax[j] = ay[j] = az[j] = 0.f;
         long long nbb = 0, nbc = 0;             /* the group's entries (uniform) */
         int top = 1, nb = 0, nc = 0;
         bool overflow = false;
@@ -427,13 +460,18 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
                     near = !iscell;
                 }
             }
-            /* a cell near the box may still be far from each of the 32 bodies */
+            /* a cell near the box may still be far from each of the group's bodies */
             for (unsigned nm = __ballot_sync(0xffffffffu, near); nm; nm &= nm - 1) {
                 const int j = __ffs(nm) - 1;
                 float qx = __shfl_sync(0xffffffffu, e.x, j), qy = __shfl_sync(0xffffffffu, e.y, j);
                 float qz = __shfl_sync(0xffffffffu, e.z, j), oo = __shfl_sync(0xffffffffu, o2, j);
-                float dx = qx - p.x, dy = qy - p.y, dz = qz - p.z;
-                if (__all_sync(0xffffffffu, bh_far(dx * dx + dy * dy + dz * dz, oo)) && lane == j) {
+                bool far = true;
+#pragma unroll
+                for (int b = 0; b < NI; b++) {
+                    float dx = qx - p[b].x, dy = qy - p[b].y, dz = qz - p[b].z;
+                    far &= bh_far(dx * dx + dy * dy + dz * dz, oo);
+                }
+                if (__all_sync(0xffffffffu, far) && lane == j) {
                     iscell = true;
                     near = false;
                 }
@@ -474,28 +512,33 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
             nbc += __popc(mc);
             __syncwarp();
             if (nb > T_BLIST - 32) {
-                eval_bodies(L, nb, p, eps2, &ax, &ay, &az);
+                eval_bodies<NI>(L, nb, p, eps2, ax, ay, az);
                 nb = 0;
                 __syncwarp();
             }
             if (nc > T_CLIST - 32) {
-                eval_cells<ORDER>(L, nc, p, eps2, &ax, &ay, &az);
+                eval_cells<ORDER, NI>(L, nc, p, eps2, ax, ay, az);
                 nc = 0;
                 __syncwarp();
             }
         }
         if (!overflow) {
-            eval_bodies(L, nb, p, eps2, &ax, &ay, &az);
-            eval_cells<ORDER>(L, nc, p, eps2, &ax, &ay, &az);
+            eval_bodies<NI>(L, nb, p, eps2, ax, ay, az);
+            eval_cells<ORDER, NI>(L, nc, p, eps2, ax, ay, az);
         } else {                                /* the stackless walk, from the start */
-            ax = ay = az = 0;
+#pragma unroll
+            for (int j = 0; j < NI; j++) ax[j] = ay[j] = az[j] = 0;
             nbb = nbc = 0;
             wfall++;
-            walk_stackless<ORDER>(&d, p, eps2, &ax, &ay, &az, &nbb, &nbc);
+            walk_stackless<ORDER, NI>(&d, p, eps2, ax, ay, az, &nbb, &nbc);
         }
         __syncwarp();
-        if (valid) { d.ax[i] = ax; d.ay[i] = ay; d.az[i] = az; }
-        const int nvalid = __popc(__ballot_sync(0xffffffffu, valid));
+        int nvalid = 0;
+#pragma unroll
+        for (int j = 0; j < NI; j++) {
+            if (valid[j]) { d.ax[i[j]] = ax[j]; d.ay[i[j]] = ay[j]; d.az[i[j]] = az[j]; }
+            nvalid += __popc(__ballot_sync(0xffffffffu, valid[j]));
+        }
         wbb += nbb * nvalid;
         wbc += nbc * nvalid;
     }
@@ -545,15 +588,17 @@ static int tune_int(const char *p, const char *end, long lo, long hi, long *v)
     return x >= lo && x <= hi;
 }
 
-/* NB_TUNE="order=1|2,stack=K,rebuild=R": the expansion order (default 2,
+/* NB_TUNE="order=1|2,stack=K,rebuild=R,group=G": the expansion order (default 2,
  * quadrupoles), the stack entries a group may use before it falls back to
  * the stackless walk (32..T_STACK, default T_STACK: a small K makes the
  * tests take the fallback at any theta), and the steps a tree serves
  * (1..T_KEEP_MAX: built on the first, refitted on the others; default
- * T_KEEP).  Each key at most once, comma-separated. */
+ * T_KEEP), and the bodies a group (32 or 64: one or two a lane; default
+ * T_GROUP).  Each key at most once, comma-separated. */
 static int parse_tune(t_dev *d, int *keep)
 {
     d->order = 2;
+    d->ni = T_GROUP / 32;
     d->depth = T_STACK;
     *keep = T_KEEP;
     const char *env = getenv("NB_TUNE");
@@ -572,13 +617,16 @@ static int parse_tune(t_dev *d, int *keep)
         else if (eq - p == 7 && !strncmp(p, "rebuild", 7) && !(seen & 4) &&
                  tune_int(eq + 1, end, 1, T_KEEP_MAX, &v))
             *keep = (int)v, seen |= 4;
+        else if (eq - p == 5 && !strncmp(p, "group", 5) && !(seen & 8) &&
+                 tune_int(eq + 1, end, 32, 64, &v) && (v == 32 || v == 64))
+            d->ni = (int)v / 32, seen |= 8;
         else
             break;
         if (*end == '\0') return 0;
         p = end + 1;
     }
     return nb_fail(NB_EXIT_USAGE, "NB_TUNE=\"%s\": the tuned tree takes order=1|2 (monopoles or "
-                   "quadrupoles), stack=K (32..%d) and rebuild=R (1..%d), each at most once, "
+                   "quadrupoles), stack=K (32..%d), rebuild=R (1..%d) and group=32|64, each at most once, "
                    "separated by commas", env, T_STACK, T_KEEP_MAX);
 }
 
@@ -654,10 +702,15 @@ static int t_force(tuned *t, bool ev)
         NB_CUDA(cudaMemset(t->d.az, 0xFF, (size_t)t->d.n * sizeof(float)));
     }
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_FORCE]));
-    if (t->d.order == 2)
-        k_group_force<2><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, (t->d.n + 31) / 32);
+    const int gs = 32 * t->d.ni, ng = (int)(((int64_t)t->d.n + gs - 1) / gs);
+    if (t->d.order == 2 && t->d.ni == 2)
+        k_group_force<2, 2><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
+    else if (t->d.order == 2)
+        k_group_force<2, 1><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
+    else if (t->d.ni == 2)
+        k_group_force<1, 2><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
     else
-        k_group_force<1><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, (t->d.n + 31) / 32);
+        k_group_force<1, 1><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
     NB_LAUNCHED();
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_KICK]));
     return 0;
@@ -712,9 +765,12 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
     int dev, sms, occ;
     NB_CUDA(cudaGetDevice(&dev));
     NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force<2>, 32 * T_WARPS, 0));
+    if (t->d.ni == 2)
+        NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force<2, 2>, 32 * T_WARPS, 0));
+    else
+        NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force<2, 1>, 32 * T_WARPS, 0));
     if (occ < 1) return nb_fail(NB_EXIT_RUNTIME, "k_group_force cannot be resident on this device");
-    int64_t groups = (s->n + 31) / 32, want = (groups + T_WARPS - 1) / T_WARPS;
+    int64_t groups = (s->n + 32 * t->d.ni - 1) / (32 * t->d.ni), want = (groups + T_WARPS - 1) / T_WARPS;
     t->blocks = (int)(want < (int64_t)occ * sms ? want : (int64_t)occ * sms);
     if ((rc = nb_cuda_malloc((void **)&t->d.stack,
                              (size_t)t->blocks * T_WARPS * T_STACK * sizeof(int),
@@ -830,9 +886,10 @@ static void t_report(void *ctx, FILE *out)
     fprintf(out, "    interactions per step: body-body %llu, body-cell %llu (%.1f + %.1f per body); "
             "cells pull as %s\n", t->hst.bb, t->hst.bc, t->hst.bb / n, t->hst.bc / n,
             t->d.order == 2 ? "quadrupoles" : "monopoles (NB_TUNE=order=1)");
-    fprintf(out, "    group walk: %lld groups of 32 on %d blocks of %d warps, deepest stack %d of %d, "
-            "%d groups sent to the stackless walk; tree: %d cells\n", (long long)((t->d.n + 31) / 32),
-            t->blocks, T_WARPS, t->hst.deepest, t->d.depth, t->hst.fallback, t->d.ncells);
+    const int gs = 32 * t->d.ni;
+    fprintf(out, "    group walk: %lld groups of %d on %d blocks of %d warps, deepest stack %d of %d, "
+            "%d groups sent to the stackless walk; tree: %d cells\n", (long long)((t->d.n + gs - 1) / gs),
+            gs, t->blocks, T_WARPS, t->hst.deepest, t->d.depth, t->hst.fallback, t->d.ncells);
     if (t->keep > 1)
         fprintf(out, "    tree kept for %d steps (NB_TUNE=rebuild=%d): built on the first, refitted on the "
                 "others; %d refits in this run\n", t->keep, t->keep, t->refits);
@@ -855,7 +912,7 @@ extern "C" int bh_tuned_interactions(void *ctx, int64_t *bb, int64_t *bc)
 
 extern "C" const nb_step nb_step05_tuned = {
     "step05_tuned",
-    "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 32 bodies "
+    "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 64 bodies "
     "evaluated like a tile",
     NB_OPT_THETA | NB_OPT_RENDER_TREE, 1, t_probe, t_init, t_accel, t_advance,
     t_download, t_info, t_report, t_cells, t_destroy, NULL,

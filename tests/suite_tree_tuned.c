@@ -6,7 +6,8 @@
  *  - The expansion, exactly: the grader takes the tree the code reports
  *    (its cells' centres of mass and masses, checked by nb_tree_check) and
  *    evaluates, in double, what the tuned build says it computes -- groups
- *    of 32 neighbours in tree order (lanes past N repeat the last body), a
+ *    of 64 neighbours in tree order (32 with NB_TUNE=group=32; places past
+ *    N repeat the last body), a
  *    cell used as one source when it is far from each body of the group
  *    (bh_open2 and bh_far restated here), a used cell pulling as its mass
  *    and its quadrupole about its centre of mass, the quadrupole summed in
@@ -50,7 +51,7 @@
 static const nb_step *S;
 static const char *BIN;
 
-#define GROUP 32
+#define GROUP_MAX 64                /* the build's groups: 64 (its default) or 32 (NB_TUNE=group=32) */
 #define RESOLUTION 512.0f           /* step05's bh_open2(): a cell is used only at d >= |centre| / this */
 
 /* step05's opening radius squared (bh_tree.h's bh_open2(), in float as there). */
@@ -88,8 +89,8 @@ static void place(ref *r, int64_t node)
         if (t->child[c * 8 + o] != NB_TREE_EMPTY) place(r, t->child[c * 8 + o]);
 }
 
-/* The pull on body p of the group g[0..GROUP), node by node (double). */
-static void walk(const ref *r, int64_t node, const int64_t *g, int64_t p, double eps2, double a[3])
+/* The pull on body p of the group g[0..gs), node by node (double). */
+static void walk(const ref *r, int64_t node, const int64_t *g, int gs, int64_t p, double eps2, double a[3])
 {
     const nb_tree *t = r->t;
     const nb_state *s = r->s;
@@ -105,14 +106,14 @@ static void walk(const ref *r, int64_t node, const int64_t *g, int64_t p, double
     }
     int64_t c = node - t->n;
     int far = 1;
-    for (int j = 0; j < GROUP && far; j++) {
+    for (int j = 0; j < gs && far; j++) {
         float dx = t->mx[c] - s->x[g[j]], dy = t->my[c] - s->y[g[j]], dz = t->mz[c] - s->z[g[j]];
         float d2 = dx * dx + dy * dy + dz * dz;
         far = d2 >= r->open2[c] && d2 < INFINITY;
     }
     if (!far) {
         for (int o = 0; o < 8; o++)
-            if (t->child[c * 8 + o] != NB_TREE_EMPTY) walk(r, t->child[c * 8 + o], g, p, eps2, a);
+            if (t->child[c * 8 + o] != NB_TREE_EMPTY) walk(r, t->child[c * 8 + o], g, gs, p, eps2, a);
         return;
     }
     const double *q = r->q[c];
@@ -128,9 +129,9 @@ static void walk(const ref *r, int64_t node, const int64_t *g, int64_t p, double
     a[2] += sc * dz - gz * inv5;
 }
 
-/* The tuned build's accelerations of s at theta, as the grader computes
- * them from the code's tree t, into a (3 n doubles). */
-static int expansion(const nb_tree *t, const nb_state *s, double eps, float theta, double *a)
+/* The tuned build's accelerations of s at theta with groups of gs bodies,
+ * as the grader computes them from the code's tree t, into a (3 n doubles). */
+static int expansion(const nb_tree *t, const nb_state *s, double eps, float theta, int gs, double *a)
 {
     int64_t n = s->n, nc = t->ncells;
     ref r = { t, s, malloc((size_t)n * sizeof(int64_t)), malloc((size_t)nc * sizeof(int64_t)),
@@ -151,13 +152,13 @@ static int expansion(const nb_tree *t, const nb_state *s, double eps, float thet
             q[3] += m * 3 * x * y; q[4] += m * 3 * x * z; q[5] += m * 3 * y * z;
         }
     }
-    for (int64_t k0 = 0; !rc && k0 < n; k0 += GROUP) {
-        int64_t g[GROUP];
-        for (int j = 0; j < GROUP; j++) g[j] = r.order[k0 + j < n ? k0 + j : n - 1];
-        for (int j = 0; j < GROUP && k0 + j < n; j++) {
+    for (int64_t k0 = 0; !rc && k0 < n; k0 += gs) {
+        int64_t g[GROUP_MAX];
+        for (int j = 0; j < gs; j++) g[j] = r.order[k0 + j < n ? k0 + j : n - 1];
+        for (int j = 0; j < gs && k0 + j < n; j++) {
             double *ab = a + 3 * g[j];
             ab[0] = ab[1] = ab[2] = 0;
-            walk(&r, n, g, g[j], eps * eps, ab);
+            walk(&r, n, g, gs, g[j], eps * eps, ab);
         }
     }
     free(r.order); free(r.start); free(r.q); free(r.open2);
@@ -165,10 +166,11 @@ static int expansion(const nb_tree *t, const nb_state *s, double eps, float thet
 }
 
 /* One case: the code's accelerations against the grader's expansion of the
- * code's own tree. */
-/* tune: NB_TUNE for the run, or NULL. */
+ * code's own tree.  tune: NB_TUNE for the run, or NULL; the groups are of
+ * 32 bodies when it says group=32, else of 64. */
 static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta, const char *tune)
 {
+    const int gs = tune && strstr(tune, "group=32") ? 32 : 64;
     if (tune) setenv("NB_TUNE", tune, 1);
     nb_state s;
     CU_ASSERT_EQUAL_FATAL(nb_ic_generate(ic, n, seed, &s), 0);
@@ -193,7 +195,7 @@ static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta
         char why[200];
         int ok = nb_tree_check(&t, &s, 1e-4, why, sizeof why) == 0;
         NB_ASSERT(ok, "%s: the tree: %s", ic, why);
-        NB_ASSERT(expansion(&t, &s, o.eps, theta, want) == 0, "%s: the grader's walk failed", ic);
+        NB_ASSERT(expansion(&t, &s, o.eps, theta, gs, want) == 0, "%s: the grader's walk failed", ic);
         int64_t bad = 0;
         for (int64_t i = 0; i < n; i++) {
             double rx = want[3 * i], ry = want[3 * i + 1], rz = want[3 * i + 2];
@@ -222,6 +224,7 @@ static void t_expansion(void)
     expansion_case("disk", 5003, 302, 0.5f, NULL);
     expansion_case("cube", 1000, 303, 1.2f, NULL);
     expansion_case("plummer", 5000, 304, 1.0f, NULL);
+    expansion_case("plummer", 5000, 304, 1.0f, "group=32");
 }
 
 /* The fallback: with NB_TUNE=stack=64 most groups overflow their stack and
@@ -230,6 +233,7 @@ static void t_expansion(void)
 static void t_fallback(void)
 {
     expansion_case("plummer", 8193, 305, 0.8f, "stack=64");
+    expansion_case("plummer", 8193, 305, 0.8f, "stack=64,group=32");
     setenv("NB_TUNE", "stack=64", 1);
     char *argv[] = { (char *)BIN, "-n", "8193", "-s", "1", "--theta", "0.8", "--bench", NULL };
     static char out[16384], err[4096];
