@@ -16,10 +16,22 @@
 # ratio.  Writes tree_tuned.{md,csv} under handouts/results/<slug>/ with a
 # provenance row; prints the table.
 #
+# A third code beside them, when ECLBH_SRC names its source: ECL-BH v4.5
+# (Burtscher and Pingali's tree code, BSD licence, from Texas State
+# University's ECL-BH page; not part of this kit).  It is built here with
+# nvcc -O3 for this GPU and run as `ECL-BH N S+1 0` in a scratch folder (it
+# writes its bodies there); its row is the sum of its kernels' CUDA-event
+# times over the S+1 steps it runs, a step (it has no warm-up), and its
+# force kernel's share.  Its opening angle (0.5, in its own θ: the same
+# meaning as here), softening (0.05) and initial conditions (its own Plummer
+# generator) are fixed in its source, and it reports no accelerations
+# against a direct sum: its row has no error columns.
+#
 # Variables: TREE_N ("1048576 5242880 16777216"), LESSON_THETA ("0.5 0.7
-# 0.9"), TUNED_THETA ("0.9 1.0 1.1"), TREE_STEPS (8), RESULTS_DIR, SLUG.
-# Exit: 0 when the table was written, 3 when nothing ran (no GPU: the
-# reason is printed).
+# 0.9"), TUNED_THETA ("0.9 1.0 1.1"), TREE_STEPS (8), ECLBH_SRC (unset),
+# RESULTS_DIR, SLUG.
+# Exit: 0 when the table was written, 2 for a bad variable or an ECL-BH that
+# does not build, 3 when nothing ran (no GPU: the reason is printed).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$NB_TOP"
@@ -32,6 +44,15 @@ for p in step05_barneshut/nbody step05_barneshut/nbody_tuned; do
     [ -x "$(nb_bin "$p")" ] || { echo "tree_tuned: $p is not built (run make first; the student kit leaves the tuned build out)" >&2; exit 3; }
 done
 nb_init_tmp
+ECL=""
+if [ -n "${ECLBH_SRC:-}" ]; then
+    [ -r "$ECLBH_SRC" ] || { echo "tree_tuned: ECLBH_SRC=$ECLBH_SRC: no such readable file" >&2; exit 2; }
+    ECL="$NB_TMP/ecl-bh"
+    mkdir -p "$ECL.run"
+    echo "tree_tuned: building ECL-BH from $ECLBH_SRC" >&2
+    "${NVCC:-nvcc}" -O3 -arch="${ECLBH_ARCH:-native}" -w -o "$ECL" "$ECLBH_SRC" >"$NB_TMP/ecl.build" 2>&1 ||
+        { echo "tree_tuned: ECL-BH did not build: $(tail -n 1 "$NB_TMP/ecl.build")" >&2; exit 2; }
+fi
 CSV="$NB_TMP/tree_tuned.csv"
 echo "code,n,theta,steps,step_ms_mean,force_ms_mean,inter_per_s,err_median,err_p99,status" >"$CSV"
 GPU_NAME=""; ok=0
@@ -53,6 +74,25 @@ for n in $NS; do
             fi
         done
     done
+    if [ -n "$ECL" ]; then
+        # "runtime: R s  ( bbox build summarize sort force integrate ) = T ms", summed over its steps
+        echo "tree_tuned: ECL-BH $n $((STEPS + 1)) 0" >&2
+        set +e
+        (cd "$ECL.run" && timeout --kill-after=10 "$(nb_limit 60 600)" "$ECL" "$n" $((STEPS + 1)) 0) \
+            >"$NB_TMP/ecl.out" 2>"$NB_TMP/ecl.err" </dev/null
+        rc=$?
+        set -e
+        rm -f "$ECL.run"/*
+        row=$(awk -v s=$((STEPS + 1)) '/^runtime:/ { n = split($0, a, /[()]/); m = split(a[2], k, " ")
+                  t = $0; sub(/.*= */, "", t); sub(/ *ms.*/, "", t)
+                  if (m == 6 && t + 0 > 0) { printf "%.4f,%.4f", t / s, k[5] / s; exit } }' "$NB_TMP/ecl.out")
+        if [ "$rc" = 0 ] && [ -n "$row" ]; then
+            echo "ECL-BH,$n,0.5,$((STEPS + 1)),$row,,,,ok" >>"$CSV"
+        else
+            err=$(grep -v '^[[:space:]]*$' "$NB_TMP/ecl.err" | tail -n 1 | cut -c 1-300)
+            echo "ECL-BH,$n,0.5,$((STEPS + 1)),,,,,,$(nb_csvq "exit status $rc${err:+: $err}")" >>"$CSV"
+        fi
+    fi
 done
 [ "$ok" -gt 0 ] || { echo "tree_tuned: nothing ran" >&2; exit 3; }
 OUT=${RESULTS_DIR:-$NB_TOP/handouts/results/$(nbs_slug "$GPU_NAME")}
@@ -66,18 +106,26 @@ MD="$NB_TMP/tree_tuned.md"
     echo "| N | code | θ | ms/step | force ms | G interactions/s | median error | p99 error |"
     echo "|---|---|---|---|---|---|---|---|"
     awk -F, 'NR > 1 { if ($10 != "ok") { printf "| %s | %s | %s | %s | | | | |\n", $2, $1, $3, $10; next }
+                      if ($1 == "ECL-BH") { printf "| %s | %s | %s | %.2f | %.2f | | | |\n", $2, $1, $3, $5, $6; next }
                       printf "| %s | %s | %s | %.2f | %.2f | %.0f | %.2g | %.2g |\n", $2, $1, $3, $5, $6, $7 / 1e9, $8, $9 }' "$CSV"
+    if [ -n "$ECL" ]; then
+        echo ""
+        echo "ECL-BH v4.5 (\`ECLBH_SRC=$(basename "$ECLBH_SRC")\`, sha256 $(sha256sum "$ECLBH_SRC" | cut -c 1-12)): its own Plummer generator, θ 0.5 and softening 0.05, fixed in its source; ms: its kernels' CUDA-event times summed over its $((STEPS + 1)) steps (no warm-up), a step; force ms: its force kernel alone. It reports no error against a direct sum."
+    fi
     echo ""
     echo "Fastest with p99 ≤ 1e-3, per N:"
     echo ""
-    awk -F, 'NR > 1 && $10 == "ok" && $9 <= 1e-3 { k = $2 SUBSEP $1
+    awk -F, 'NR > 1 && $10 == "ok" && $1 != "ECL-BH" && $9 <= 1e-3 { k = $2 SUBSEP $1
                  if (!(k in best) || $5 < best[k]) { best[k] = $5; th[k] = $3; p[k] = $9 }
                  if (!($2 in seen)) { seen[$2] = 1; order[++m] = $2 } }
              END { for (i = 1; i <= m; i++) { n = order[i]; l = n SUBSEP "lesson"; t = n SUBSEP "tuned"
                        printf "- N = %s: lesson %s, tuned %s%s\n", n,
                            (l in best) ? sprintf("%.2f ms at θ %s (p99 %.2g)", best[l], th[l], p[l]) : "none",
                            (t in best) ? sprintf("%.2f ms at θ %s (p99 %.2g)", best[t], th[t], p[t]) : "none",
-                           (l in best && t in best) ? sprintf(": %.2fx", best[l] / best[t]) : "" } }' "$CSV"
+                           (l in best && t in best) ? sprintf(": %.2fx", best[l] / best[t]) : ""
+                       if ((n SUBSEP "ecl") in ecl && t in best)
+                           printf "  - ECL-BH (θ 0.5) %.2f ms: the tuned build is %.2fx faster\n", ecl[n SUBSEP "ecl"], ecl[n SUBSEP "ecl"] / best[t] } }
+             NR > 1 && $10 == "ok" && $1 == "ECL-BH" { ecl[$2 SUBSEP "ecl"] = $5 }' "$CSV"
     echo ""
     nbs_stamp_md "$GPU_NAME" "" "make bench-tree"
 } >"$MD"
