@@ -415,7 +415,8 @@ static void t_bad_tune(void)
 {
     const char *bad[] = { "order=3", "order=", "order=2x", "r=2", "order=1,order=2", "order=1,",
                           "order= 2", "stack=31", "stack=4096", "stack=64,order=1,stack=64",
-                          "rebuild=0", "rebuild=65", "rebuild=4,rebuild=4", "rebuild=-1" };
+                          "rebuild=0", "rebuild=65", "rebuild=4,rebuild=4", "rebuild=-1",
+                          "group=48", "group=128", "group=", "group=32,group=64" };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         setenv("NB_TUNE", bad[k], 1);
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
