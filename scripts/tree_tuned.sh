@@ -93,7 +93,8 @@ for n in $NS; do
         if [ "$rc" = 0 ] && [ -n "$row" ]; then
             echo "ECL-BH,$n,0.5,$((STEPS + 1)),$row,,,,ok" >>"$CSV"
         else
-            err=$(grep -v '^[[:space:]]*$' "$NB_TMP/ecl.err" | tail -n 1 | cut -c 1-300)
+            err=$(grep -v '^[[:space:]]*$' "$NB_TMP/ecl.err" | tail -n 1 | cut -c 1-300 || true)
+            [ "$rc" != 124 ] && [ "$rc" != 137 ] || err="killed after $(nb_limit 60 600) s (time limit)"
             echo "ECL-BH,$n,0.5,$((STEPS + 1)),,,,,,$(nb_csvq "exit status $rc${err:+: $err}")" >>"$CSV"
         fi
     fi
