@@ -573,7 +573,15 @@ typedef struct tuned {
     cudaEvent_t ev[E_COUNT];
     double *split[T_PHASES];        /* per timed step: the phases, then the step */
     int nsplit, cap_split;
+    double sum_bb, sum_bc;          /* the timed steps' interactions (their force kernels: split[2]) */
 } tuned;
+
+/* Flops of one pull as written (an FMA counts 2, the rsqrt 1): a body's
+ * (nb_interact) and a monopole cell's 19, a quadrupole cell's 51 (cell_pull:
+ * Q d 15, d.Q.d 5, the powers and the sums 12 more).  --bench reports the
+ * force kernel's rate both in pulls and in monopole pulls of equal flops. */
+#define T_FLOPS_MONO 19.0
+#define T_FLOPS_QUAD 51.0
 
 /* A decimal integer in [lo, hi], the whole of [p, end): 1, else 0. */
 static int tune_int(const char *p, const char *end, long lo, long hi, long *v)
@@ -836,6 +844,8 @@ static int t_advance(void *ctx, int steps, nb_step_time *times)
         const double split[T_PHASES] = { ms[E_BUILD], ms[E_QUAD], ms[E_FORCE],
                                          ms[E_DRIFT] + ms[E_KICK], st };
         if ((rc = record_split(t, split))) return rc;
+        t->sum_bb += (double)t->hst.bb;
+        t->sum_bc += (double)t->hst.bc;
         times[k].force_start_ms = ms[E_DRIFT];
         times[k].force_ms = f;
         times[k].step_ms = st;
@@ -882,7 +892,15 @@ static void t_report(void *ctx, FILE *out)
         fprintf(out, " %s %.4f", k < T_PHASES - 1 ? t_names[k] : "step", t->nsplit ? sum / t->nsplit : 0.0);
     }
     fputc('\n', out);
-    double n = t->d.n;
+    double n = t->d.n, fms = 0;
+    for (int j = 0; j < t->nsplit; j++) fms += t->split[2][j];
+    if (fms > 0) {
+        const double w = t->d.order == 2 ? T_FLOPS_QUAD / T_FLOPS_MONO : 1.0;
+        fprintf(out, "    force kernel over the timed steps: %.3f T pulls/s; %.3f T monopole pulls/s of "
+                "equal flops (a quadrupole pull %.0f flops, a body or monopole pull %.0f)\n",
+                (t->sum_bb + t->sum_bc) / fms * 1e-9, (t->sum_bb + w * t->sum_bc) / fms * 1e-9,
+                T_FLOPS_QUAD, T_FLOPS_MONO);
+    }
     fprintf(out, "    interactions per step: body-body %llu, body-cell %llu (%.1f + %.1f per body); "
             "cells pull as %s\n", t->hst.bb, t->hst.bc, t->hst.bb / n, t->hst.bc / n,
             t->d.order == 2 ? "quadrupoles" : "monopoles (NB_TUNE=order=1)");
