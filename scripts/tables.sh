@@ -494,7 +494,7 @@ T3="$OUT/table3_barnes_hut.md"
     echo "# Table 3 — Barnes–Hut: all-pairs vs tree code, CPU and GPU"
     echo ""
     protocol_line "$IC3"
-    echo "Tree code at the default opening angle θ = 0.5. The last ratio, all-pairs GPU ÷ tree GPU, passes 1 where the tree code overtakes the optimized all-pairs kernel (the crossover). The tuned tree (step05's nbody_tuned: quadrupole cells, one walk per group of 32 bodies) runs at θ 0.7 and keeps its tree for 4 steps (its cells are the mean of the timed steps, which include the rebuilds), where its quadrupoles are about as accurate as the lesson's monopoles at θ 0.5 (\`make bench-tree TREE_N=1048576 LESSON_THETA=0.5 TUNED_THETA=0.7\` measures both codes' errors side by side); tree GPU ÷ tuned tree is its speed-up at that accuracy."
+    echo "Tree code at the default opening angle θ = 0.5. The last ratio, all-pairs GPU ÷ tree GPU, passes 1 where the tree code overtakes the optimized all-pairs kernel (the crossover). The tuned tree (step05's nbody_tuned: quadrupole cells, one walk per group of 64 bodies) runs at θ 0.7 and keeps its tree for 4 steps (its cells are the mean of the timed steps, which include the rebuilds), where its quadrupoles are about as accurate as the lesson's monopoles at θ 0.5 (\`make bench-tree TREE_N=1048576 LESSON_THETA=0.5 TUNED_THETA=0.7\` measures both codes' errors side by side); tree GPU ÷ tuned tree is its speed-up at that accuracy."
     if [ ! -x "$(nb_bin step05_barneshut)" ]; then
         echo ""
         echo "**The tree columns are empty: step05_barneshut/nbody is not built (step05 may not exist yet in this tree). Run \`make\` and \`make tables\` again once it builds.**"

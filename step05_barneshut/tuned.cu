@@ -33,8 +33,8 @@
  *     broadcast) and adds its pull to both its bodies, as the all-pairs
  *     tiles of step04 do.  Two bodies a lane halve the walk and the list
  *     reads per body; the larger box opens a few more cells (at 1M, theta
- *     1.05, 9% more interactions, each cheaper: 2-4% less time a step on
- *     the H100, and a smaller error).  NB_TUNE=group=32 takes one body a
+ *     1.05, 14% more interactions, each cheaper: 2-3% less time a step on
+ *     the H100, and at theta 1.0 and 1.05 a smaller error).  NB_TUNE=group=32 takes one body a
  *     lane: then the cells used are the lesson's (its walk's vote: far from
  *     all 32) up to float rounding at the threshold, and so are the
  *     interaction counts (the tests compare them with the CPU code's:
@@ -90,6 +90,7 @@
 #ifndef T_GROUP
 #define T_GROUP  64                 /* bodies a group: 32 or 64, one or two a lane (NB_TUNE=group=G) */
 #endif
+static_assert(T_GROUP == 32 || T_GROUP == 64, "T_GROUP: 32 or 64 bodies a group (one or two a lane)");
 #define T_STACK  2048               /* stack entries a resident warp (global memory); NB_TUNE=stack=K uses K */
 #ifndef T_KEEP
 #define T_KEEP   4                  /* steps a tree serves (NB_TUNE=rebuild=R) */
