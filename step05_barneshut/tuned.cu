@@ -28,7 +28,9 @@
  *     memory: a body is appended to the group's body list; a cell is
  *     appended to its cell list if it is far from the box around the 64
  *     bodies, or else far from each of them (the lesson's vote, one near
- *     cell at a time); otherwise its children go on the stack.  The lists
+ *     cell at a time; a cell whose opening sphere holds the whole box is
+ *     near every body and skips it); otherwise its children go on the
+ *     stack.  The lists
  *     live in shared memory; when one fills, every lane reads each entry (a
  *     broadcast) and adds its pull to both its bodies, as the all-pairs
  *     tiles of step04 do.  Two bodies a lane halve the walk and the list
@@ -61,9 +63,8 @@
  *
  * Interactions are counted as the lesson counts them: one per body-body and
  * one per body-cell pair, whatever the order of the cell's expansion (a
- * quadrupole pull costs about three monopole ones: 41 instructions a cell
- * against 14.75 a body in the loops ncu counted at 1M, theta 1, before the
- * order became a template parameter).
+ * quadrupole pull is 31 instructions, a body's or a monopole's 13; --bench
+ * also prints the rate in monopole pulls of equal flops, T_FLOPS_QUAD).
  *
  * NB_TUNE="order=1|2,stack=K,rebuild=R,group=G" (default order 2, stack
  * 2048, rebuild 4, group 64): measuring and testing knobs, checked like the rest (a
@@ -82,10 +83,10 @@
 #include "tuned.h"
 
 #ifndef T_WARPS
-#define T_WARPS  4                  /* warps a block of k_group_force */
+#define T_WARPS  8                  /* warps a block of k_group_force */
 #endif
 #ifndef T_BLOCKS
-#define T_BLOCKS 8                  /* blocks an SM at least (__launch_bounds__: 64 registers) */
+#define T_BLOCKS 4                  /* blocks an SM at least (__launch_bounds__: 64 registers) */
 #endif
 #ifndef T_GROUP
 #define T_GROUP  64                 /* bodies a group: 32 or 64, one or two a lane (NB_TUNE=group=G) */
@@ -260,8 +261,12 @@ static __global__ void k_moments(t_dev d)
 /* Centre c (x, y, z, mass), quadrupole q (qxx, qyy, qzz, qxy) and q2 (qxz,
  * qyz), on a body at p; ORDER 1 leaves the quadrupole out.  The order is a
  * template parameter, not a run-time test: the pull is the inner loop of
- * the force (two thirds of its instructions at theta 1), and a branch in it
- * costs what a multiply does. */
+ * the force (most of its instructions), and a branch in it costs what a
+ * multiply does.  The quadrupole pull is written over one power of r:
+ *     a = (d s - Q d) / r^5,   s = M r^2 + 5/2 (d.Q.d) / r^2,
+ * which is the formula above with M d / r^3 = M r^2 d / r^5 (r^2 softened
+ * as in every power): 31 instructions, 2 fewer than the three powers
+ * r^-3, r^-5, r^-7 (each sum is one FMA). */
 template <int ORDER>
 static __device__ __forceinline__ void cell_pull(float px, float py, float pz, float4 c, float4 q,
                                                  float2 q2, float eps2,
@@ -271,17 +276,20 @@ static __device__ __forceinline__ void cell_pull(float px, float py, float pz, f
     float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
     float inv = nb_rsqrt(r2);
     float inv2 = inv * inv;
-    float s = c.w * inv * inv2;                      /* M / r^3 */
     if (ORDER == 2) {
         float gx = q.x * dx + q.w * dy + q2.x * dz;    /* Q d */
         float gy = q.w * dx + q.y * dy + q2.y * dz;
         float gz = q2.x * dx + q2.y * dy + q.z * dz;
         float dqd = dx * gx + dy * gy + dz * gz;
+        float s = fmaf(dqd * inv2, 2.5f, c.w * r2);
         float inv5 = inv2 * inv2 * inv;
-        s += 2.5f * dqd * inv5 * inv2;
-        *ax -= gx * inv5; *ay -= gy * inv5; *az -= gz * inv5;
+        *ax = fmaf(fmaf(dx, s, -gx), inv5, *ax);
+        *ay = fmaf(fmaf(dy, s, -gy), inv5, *ay);
+        *az = fmaf(fmaf(dz, s, -gz), inv5, *az);
+    } else {
+        float s = c.w * inv * inv2;                    /* M / r^3 */
+        *ax += dx * s; *ay += dy * s; *az += dz * s;
     }
-    *ax += dx * s; *ay += dy * s; *az += dz * s;
 }
 
 /* ---- the group walk ------------------------------------------------------ */
@@ -430,6 +438,8 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
         }
         const float bx = 0.5f * (lx + hx), by = 0.5f * (ly + hy), bz = 0.5f * (lz + hz);
         const float ex = 0.5f * (hx - lx), ey = 0.5f * (hy - ly), ez = 0.5f * (hz - lz);
+        /* more than the rounding of the box's centre and extents */
+        const float sl = 1e-6f * (fabsf(bx) + fabsf(by) + fabsf(bz) + ex + ey + ez);
         float ax[NI], ay[NI], az[NI];
 #pragma unroll
         for (int j = 0; j < NI; j++) ax[j] = ay[j] = az[j] = 0.f;
@@ -443,7 +453,7 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
             const int node = lane < take ? stack[top - take + lane] : BH_EMPTY;
             __syncwarp();
             top -= take;
-            bool isbody = false, iscell = false, near = false;
+            bool isbody = false, iscell = false, near = false, sure = false;
             float4 e = make_float4(0.f, 0.f, 0.f, 0.f);
             float o2 = 0.f;
             int next = BH_EMPTY;
@@ -455,14 +465,18 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
                 } else {
                     e = __ldg(&d.mass[node - n]);
                     o2 = __int_as_float(__ldg(&d.link[node - n].z));
-                    float dx = fmaxf(fabsf(e.x - bx) - ex, 0.f), dy = fmaxf(fabsf(e.y - by) - ey, 0.f);
-                    float dz = fmaxf(fabsf(e.z - bz) - ez, 0.f);
+                    const float ux = fabsf(e.x - bx), uy = fabsf(e.y - by), uz = fabsf(e.z - bz);
+                    float dx = fmaxf(ux - ex, 0.f), dy = fmaxf(uy - ey, 0.f);
+                    float dz = fmaxf(uz - ez, 0.f);
                     iscell = bh_far(dx * dx + dy * dy + dz * dz, o2);
                     near = !iscell;
+                    /* the whole box inside the opening sphere: every body is near, no vote */
+                    float fx = ux + (ex + sl), fy = uy + (ey + sl), fz = uz + (ez + sl);
+                    sure = near && fx * fx + fy * fy + fz * fz < 0.9999f * o2;
                 }
             }
             /* a cell near the box may still be far from each of the group's bodies */
-            for (unsigned nm = __ballot_sync(0xffffffffu, near); nm; nm &= nm - 1) {
+            for (unsigned nm = __ballot_sync(0xffffffffu, near && !sure); nm; nm &= nm - 1) {
                 const int j = __ffs(nm) - 1;
                 float qx = __shfl_sync(0xffffffffu, e.x, j), qy = __shfl_sync(0xffffffffu, e.y, j);
                 float qz = __shfl_sync(0xffffffffu, e.z, j), oo = __shfl_sync(0xffffffffu, o2, j);
@@ -553,6 +567,15 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
 
 /* ---- host side ----------------------------------------------------------- */
 
+/* The force kernel of the run's order and group size (NB_TUNE): the one
+ * that is launched and whose occupancy sizes the grid. */
+typedef void (*t_force_kernel)(t_dev, float, int);
+static t_force_kernel group_force_of(const t_dev *d)
+{
+    if (d->order == 2) return d->ni == 2 ? k_group_force<2, 2> : k_group_force<2, 1>;
+    return d->ni == 2 ? k_group_force<1, 2> : k_group_force<1, 1>;
+}
+
 enum { E_DRIFT, E_BUILD, E_QUAD, E_FORCE, E_KICK, E_END, E_COUNT };
 #define T_PHASES 5                  /* --bench's split: tree, quadrupoles, force, integrate, all */
 static const char *const t_names[T_PHASES - 1] = { "tree (bbox build summarize sort)",
@@ -578,11 +601,11 @@ typedef struct tuned {
 } tuned;
 
 /* Flops of one pull as written (an FMA counts 2, the rsqrt 1): a body's
- * (nb_interact) and a monopole cell's 19, a quadrupole cell's 51 (cell_pull:
- * Q d 15, d.Q.d 5, the powers and the sums 12 more).  --bench reports the
+ * (nb_interact) and a monopole cell's 19, a quadrupole cell's 49 (cell_pull:
+ * d, r^2, 1/r, 1/r^2 11, Q d 15, d.Q.d 5, s 4, 1/r^5 2, the sums 12).  --bench reports the
  * force kernel's rate both in pulls and in monopole pulls of equal flops. */
 #define T_FLOPS_MONO 19.0
-#define T_FLOPS_QUAD 51.0
+#define T_FLOPS_QUAD 49.0
 
 /* A decimal integer in [lo, hi], the whole of [p, end): 1, else 0. */
 static int tune_int(const char *p, const char *end, long lo, long hi, long *v)
@@ -695,7 +718,7 @@ static int t_force(tuned *t, bool ev)
                                     cudaMemcpyDeviceToDevice));
     }
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_QUAD]));
-    const int nc = t->d.ncells, qb = (nc + 255) / 256 < 1024 ? (nc + 255) / 256 : 1024;
+    const int nc = t->d.ncells, qb = (nc + 255) / 256;
     if (!t->fresh && (refit || t->d.order == 2)) {
         k_quad_count<<<qb, 256>>>(t->d);
         NB_LAUNCHED();
@@ -712,14 +735,7 @@ static int t_force(tuned *t, bool ev)
     }
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_FORCE]));
     const int gs = 32 * t->d.ni, ng = (int)(((int64_t)t->d.n + gs - 1) / gs);
-    if (t->d.order == 2 && t->d.ni == 2)
-        k_group_force<2, 2><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
-    else if (t->d.order == 2)
-        k_group_force<2, 1><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
-    else if (t->d.ni == 2)
-        k_group_force<1, 2><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
-    else
-        k_group_force<1, 1><<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
+    group_force_of(&t->d)<<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
     NB_LAUNCHED();
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_KICK]));
     return 0;
@@ -774,10 +790,7 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
     int dev, sms, occ;
     NB_CUDA(cudaGetDevice(&dev));
     NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (t->d.ni == 2)
-        NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force<2, 2>, 32 * T_WARPS, 0));
-    else
-        NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_group_force<2, 1>, 32 * T_WARPS, 0));
+    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, group_force_of(&t->d), 32 * T_WARPS, 0));
     if (occ < 1) return nb_fail(NB_EXIT_RUNTIME, "k_group_force cannot be resident on this device");
     int64_t groups = (s->n + 32 * t->d.ni - 1) / (32 * t->d.ni), want = (groups + T_WARPS - 1) / T_WARPS;
     t->blocks = (int)(want < (int64_t)occ * sms ? want : (int64_t)occ * sms);
@@ -895,13 +908,14 @@ static void t_report(void *ctx, FILE *out)
     fputc('\n', out);
     double n = t->d.n, fms = 0;
     for (int j = 0; j < t->nsplit; j++) fms += t->split[2][j];
-    if (fms > 0) {
-        const double w = t->d.order == 2 ? T_FLOPS_QUAD / T_FLOPS_MONO : 1.0;
+    if (fms > 0 && t->d.order == 2)
         fprintf(out, "    force kernel over the timed steps: %.3f T pulls/s; %.3f T monopole pulls/s of "
                 "equal flops (a quadrupole pull %.0f flops, a body or monopole pull %.0f)\n",
-                (t->sum_bb + t->sum_bc) / fms * 1e-9, (t->sum_bb + w * t->sum_bc) / fms * 1e-9,
-                T_FLOPS_QUAD, T_FLOPS_MONO);
-    }
+                (t->sum_bb + t->sum_bc) / fms * 1e-9,
+                (t->sum_bb + T_FLOPS_QUAD / T_FLOPS_MONO * t->sum_bc) / fms * 1e-9, T_FLOPS_QUAD, T_FLOPS_MONO);
+    else if (fms > 0)
+        fprintf(out, "    force kernel over the timed steps: %.3f T pulls/s (monopoles: %.0f flops each)\n",
+                (t->sum_bb + t->sum_bc) / fms * 1e-9, T_FLOPS_MONO);
     fprintf(out, "    interactions per step: body-body %llu, body-cell %llu (%.1f + %.1f per body); "
             "cells pull as %s\n", t->hst.bb, t->hst.bc, t->hst.bb / n, t->hst.bc / n,
             t->d.order == 2 ? "quadrupoles" : "monopoles (NB_TUNE=order=1)");
