@@ -19,6 +19,19 @@ void nb_tree_free(nb_tree *t)
     memset(t, 0, sizeof *t);
 }
 
+int nb_tree_interactions(void *ctx, int64_t *bb, int64_t *bc)
+{
+    nb_wbuf b = { 0 };
+    int rc = nb_remote_ext(ctx, "interactions", NULL, &b);
+    if (!rc) {
+        *bb = nb_wget_i64(&b);
+        *bc = nb_wget_i64(&b);
+        if (b.bad) rc = nb_fail(NB_EXIT_RUNTIME, "the step's interaction counts: a malformed reply");
+    }
+    nb_wbuf_free(&b);
+    return rc;
+}
+
 int nb_tree_fetch(void *ctx, nb_tree *t)
 {
     memset(t, 0, sizeof *t);

@@ -62,6 +62,10 @@ static inline void nb_tree_child(int oct, float *cx, float *cy, float *cz, float
  * the reason in nb_errmsg(). */
 int  nb_tree_fetch(void *ctx, nb_tree *t);
 void nb_tree_free(nb_tree *t);
+/* The interactions (body-body, body-cell) the last force computation of a
+ * step05 context reports.  0, or the worker's code / an error with the
+ * reason in nb_errmsg(). */
+int  nb_tree_interactions(void *ctx, int64_t *bb, int64_t *bc);
 /* The invariants against the bodies s the tree was built from: every body
  * in exactly one leaf, in its octant and inside its cube; each cell's mass,
  * centre of mass and count those of the bodies below it (double sums,

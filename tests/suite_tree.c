@@ -40,20 +40,6 @@ typedef struct code {
 static code CPU = { "cpu", NULL, 0 };
 static code GPU = { "gpu", NULL, 1 };
 
-/* The interaction counts of the last force computation of a context. */
-static int interactions(void *ctx, int64_t *bb, int64_t *bc)
-{
-    nb_wbuf b = { 0 };
-    int rc = nb_remote_ext(ctx, "interactions", NULL, &b);
-    if (!rc) {
-        *bb = nb_wget_i64(&b);
-        *bc = nb_wget_i64(&b);
-        if (b.bad) rc = nb_fail(NB_EXIT_RUNTIME, "the step's interaction counts: a malformed reply");
-    }
-    nb_wbuf_free(&b);
-    return rc;
-}
-
 static void opts(nb_options *o, const code *c, double theta)
 {
     nb_options_default(o);
@@ -112,7 +98,7 @@ static void check_tree(const char *what, const nb_state *s, const code *c, doubl
         NB_ASSERT(st.p99 <= p99_max, "%s (%s, theta %g): p99 %.3g, bound %.3g (median %.3g, max "
                   "%.3g)", what, c->label, theta, st.p99, p99_max, st.median, st.max);
     int64_t b1 = 0, c1 = 0;
-    CU_ASSERT_EQUAL(interactions(ctx, &b1, &c1), 0);
+    CU_ASSERT_EQUAL(nb_tree_interactions(ctx, &b1, &c1), 0);
     if (bb) *bb = b1;
     if (bc) *bc = c1;
     free(a);
@@ -389,7 +375,7 @@ static void tree_far_body(const code *c)
     rc = c->step->init(&ctx, &s, &o);
     if (!rc) rc = c->step->accel(ctx, a[0], a[1], a[2]);
     int64_t bb = -1, bc = -1;
-    if (!rc) rc = interactions(ctx, &bb, &bc);
+    if (!rc) rc = nb_tree_interactions(ctx, &bb, &bc);
     if (ctx) c->step->destroy(ctx);
     if (rc) printf("\n    far body (%s): %s\n", c->label, nb_errmsg());
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -456,7 +442,7 @@ static int cpu_run(const nb_state *s, double theta, int threads, float *a, int64
     int64_t n = s->n;
     int rc = CPU.step->init(&ctx, s, &o);
     if (!rc) rc = CPU.step->accel(ctx, a, a + n, a + 2 * n);
-    if (!rc) rc = interactions(ctx, bb, bc);
+    if (!rc) rc = nb_tree_interactions(ctx, bb, bc);
     if (rc) printf("\n    --threads %d: %s\n", threads, nb_errmsg());
     if (ctx) CPU.step->destroy(ctx);
     return rc;
@@ -850,7 +836,7 @@ static void t_gpu_counts_match_cpu(void)
         opts(&o, c[k], 0.5);
         void *ctx = NULL;
         int rc = c[k]->step->init(&ctx, &s, &o);
-        if (!rc) rc = interactions(ctx, &n[k][0], &n[k][1]);
+        if (!rc) rc = nb_tree_interactions(ctx, &n[k][0], &n[k][1]);
         if (ctx) c[k]->step->destroy(ctx);
         NB_ASSERT_OK_FATAL(c[k]->label, rc);
     }

@@ -173,8 +173,6 @@ static int expansion(const nb_tree *t, const nb_state *s, double eps, float thet
     return rc;
 }
 
-static int counts(void *ctx, int64_t cnt[2]);
-
 /* One case: the code's accelerations against the grader's expansion of the
  * code's own tree, and the interactions it reports against the pulls the
  * grader's walk took (within 1% each, as the lesson's counts against the CPU
@@ -213,7 +211,7 @@ static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta
         NB_ASSERT(ok, "%s: the tree: %s", ic, why);
         int64_t mine[2] = { -1, -1 }, code[2] = { -2, -2 };
         NB_ASSERT(expansion(&t, &s, o.eps, theta, gs, want, mine) == 0, "%s: the grader's walk failed", ic);
-        NB_ASSERT(counts(ctx, code) == 0, "%s: the interaction counts: %s", ic, nb_errmsg());
+        NB_ASSERT(nb_tree_interactions(ctx, &code[0], &code[1]) == 0, "%s: the interaction counts: %s", ic, nb_errmsg());
         printf("\n    %s N=%lld theta %g, groups of %d: interactions %lld + %lld (code), %lld + %lld (grader)", ic,
                (long long)n, theta, gs, (long long)code[0], (long long)code[1], (long long)mine[0],
                (long long)mine[1]);
@@ -282,17 +280,6 @@ static void t_fallback(void)
 
 /* The interaction counts of the last force (body-body, body-cell), from the
  * worker's "interactions" extension: 0, or -1 when they cannot be read. */
-static int counts(void *ctx, int64_t cnt[2])
-{
-    nb_wbuf b = { 0 };
-    int rc = nb_remote_ext(ctx, "interactions", NULL, &b);
-    cnt[0] = nb_wget_i64(&b);
-    cnt[1] = nb_wget_i64(&b);
-    if (!rc && b.bad) rc = -1;
-    nb_wbuf_free(&b);
-    return rc;
-}
-
 /* p99 against the double direct sum, and the counts, with NB_TUNE=tune. */
 static int order_run(const nb_state *s, const char *tune, double theta, nb_errstats *st, int64_t cnt[2])
 {
@@ -307,7 +294,7 @@ static int order_run(const nb_state *s, const char *tune, double theta, nb_errst
     int rc = a ? S->init(&ctx, s, &o) : -1;
     if (!rc) rc = S->accel(ctx, a, a + n, a + 2 * n);
     if (!rc) rc = nb_accel_errors(s, o.eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, st);
-    if (!rc) rc = counts(ctx, cnt);
+    if (!rc) rc = nb_tree_interactions(ctx, &cnt[0], &cnt[1]);
     if (ctx) S->destroy(ctx);
     free(a);
     unsetenv("NB_TUNE");
@@ -397,7 +384,7 @@ static int kept_run(const nb_state *s0, int keep, int steps, double *p99, int64_
     if (!rc) rc = nb_accel_errors(&s, o.eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, &e);
     if (!rc) {
         *p99 = e.p99;
-        rc = counts(ctx, cnt);
+        rc = nb_tree_interactions(ctx, &cnt[0], &cnt[1]);
     }
     if (ctx) S->destroy(ctx);
     nb_state_free(&s);
