@@ -30,7 +30,7 @@
 # against a direct sum: its row has no error columns.
 #
 # Variables: TREE_N ("1048576 5242880 16777216"), LESSON_THETA ("0.5 0.7
-# 0.9"), TUNED_THETA ("0.9 1.0 1.1"), TREE_STEPS (8), ECLBH_SRC (unset; a
+# 0.9"), TUNED_THETA ("1.0 1.05 1.075 1.1"), TREE_STEPS (8), ECLBH_SRC (unset; a
 # relative path is taken from the folder the script starts in: for make
 # bench-tree, the kit's top folder), ECLBH_ARCH
 # (native: nvcc's -arch), ECLBH_TIMEOUT (180 s a run; on an H100 with CUDA
@@ -46,7 +46,7 @@ fi
 cd "$NB_TOP"
 NS=${TREE_N:-"1048576 5242880 16777216"}
 LT=${LESSON_THETA:-"0.5 0.7 0.9"}
-TT=${TUNED_THETA:-"0.9 1.0 1.1"}
+TT=${TUNED_THETA:-"1.0 1.05 1.075 1.1"}
 STEPS=${TREE_STEPS:-8}
 case $STEPS in ''|*[!0-9]*|0) echo "tree_tuned: TREE_STEPS must be a positive integer (got '$STEPS')" >&2; exit 2 ;; esac
 ECL_LIMIT=${ECLBH_TIMEOUT:-180}
