@@ -29,8 +29,8 @@
  *     appended to its cell list if it is far from the box around the 64
  *     bodies, or else far from each of them (the lesson's vote, one near
  *     cell at a time; a cell whose opening sphere holds the whole box is
- *     near every body and skips it); otherwise its children go on the
- *     stack.  The lists
+ *     near every body and skips it; so does a cell out of a pull's reach,
+ *     T_FAR2); otherwise its children go on the stack.  The lists
  *     live in shared memory; when one fills, every lane reads each entry (a
  *     broadcast) and adds its pull to both its bodies, as the all-pairs
  *     tiles of step04 do.  Two bodies a lane halve the walk and the list
@@ -92,6 +92,12 @@
 #define T_GROUP  64                 /* bodies a group: 32 or 64, one or two a lane (NB_TUNE=group=G) */
 #endif
 static_assert(T_GROUP == 32 || T_GROUP == 64, "T_GROUP: 32 or 64 bodies a group (one or two a lane)");
+/* The reach of a cell's pull: (d s - Q d) / r^5 holds r^-5 in a float, which
+ * flushes to zero past r = 3.8e7 (-ftz=true).  A cell whose centre of mass
+ * is this far from any body of the group (measured to the far corner of
+ * its box) is opened instead, down to the bodies (nb_interact: M / r^3
+ * reaches 4e12). */
+#define T_FAR2   281474976710656.0f /* (2^24)^2 */
 #define T_STACK  2048               /* stack entries a resident warp (global memory); NB_TUNE=stack=K uses K */
 #ifndef T_KEEP
 #define T_KEEP   4                  /* steps a tree serves (NB_TUNE=rebuild=R) */
@@ -376,8 +382,8 @@ static __device__ void walk_stackless(const t_dev *d, const float4 *p, float eps
             bool far = true;
 #pragma unroll
             for (int j = 0; j < NI; j++) {
-                float dx = q.x - p[j].x, dy = q.y - p[j].y, dz = q.z - p[j].z;
-                far &= bh_far(dx * dx + dy * dy + dz * dz, __int_as_float(l.z));
+                float dx = q.x - p[j].x, dy = q.y - p[j].y, dz = q.z - p[j].z, d2 = dx * dx + dy * dy + dz * dz;
+                far &= bh_far(d2, __int_as_float(l.z)) & (d2 < T_FAR2);
             }
             if (__all_sync(0xffffffffu, far)) {
                 float4 qq = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -468,11 +474,14 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
                     const float ux = fabsf(e.x - bx), uy = fabsf(e.y - by), uz = fabsf(e.z - bz);
                     float dx = fmaxf(ux - ex, 0.f), dy = fmaxf(uy - ey, 0.f);
                     float dz = fmaxf(uz - ez, 0.f);
-                    iscell = bh_far(dx * dx + dy * dy + dz * dz, o2);
+                    /* the far corner of the box: beyond T_FAR2 the cell is opened (its reach) */
+                    float fx = ux + (ex + sl), fy = uy + (ey + sl), fz = uz + (ez + sl);
+                    const float f2 = fx * fx + fy * fy + fz * fz;
+                    const bool out = !(f2 < T_FAR2);
+                    iscell = !out && bh_far(dx * dx + dy * dy + dz * dz, o2);
                     near = !iscell;
                     /* the whole box inside the opening sphere: every body is near, no vote */
-                    float fx = ux + (ex + sl), fy = uy + (ey + sl), fz = uz + (ez + sl);
-                    sure = near && fx * fx + fy * fy + fz * fz < 0.9999f * o2;
+                    sure = near && (out || f2 < 0.9999f * o2);
                 }
             }
             /* a cell near the box may still be far from each of the group's bodies */

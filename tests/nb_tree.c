@@ -1,5 +1,6 @@
 /* nb_tree.c -- the grader's view of step05's octree (see nb_tree.h): a
- * tree fetched from a worker, its invariants, and a tree as deep as the cap.
+ * tree fetched from a worker, the interactions it reports, its invariants,
+ * and a tree as deep as the cap.
  * All sums of the checker are in double, independent of the float sums of
  * either tree code. */
 #include <math.h>

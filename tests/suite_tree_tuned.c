@@ -11,8 +11,10 @@
  *    cell used as one source when it is far from each body of the group
  *    (bh_open2 and bh_far restated here), a used cell pulling as its mass
  *    and its quadrupole about its centre of mass, the quadrupole summed in
- *    double from the bodies below.  The code's accelerations must equal
- *    that to float rounding: a wrong sign or factor in the quadrupole's
+ *    double from the bodies below; a cell farther than 2^24 from the far
+ *    corner of the group's box is opened (the build's reach: its pull
+ *    holds r^-5 in a float), checked with a body 1.15e8 away.  The code's
+ *    accelerations must equal that to float rounding: a wrong sign or factor in the quadrupole's
  *    pull, a moment summed about the wrong point, or the quadrupole left
  *    out are off by ~1e-4 and more; rounding is ~1e-6.  A decision at the
  *    threshold may round the other way (~1e-4 on that body): the median
@@ -53,6 +55,8 @@ static const char *BIN;
 
 #define GROUP_MAX 64                /* the build's groups: 64 (its default) or 32 (NB_TUNE=group=32) */
 #define RESOLUTION 512.0f           /* step05's bh_open2(): a cell is used only at d >= |centre| / this */
+#define REACH 16777216.0            /* the tuned build's reach: a cell farther than 2^24 from the far corner
+                                     * of the group's box is opened (its pull holds r^-5 in a float) */
 
 /* step05's opening radius squared (bh_tree.h's bh_open2(), in float as there). */
 static float open2_of(const nb_tree *t, int64_t c, float theta)
@@ -73,6 +77,7 @@ typedef struct ref {
     int64_t *order, *start;         /* tree order of the bodies; each cell's first place in it */
     double (*q)[6];                 /* per cell: xx yy zz xy xz yz about its centre of mass */
     float *open2;
+    double lo[3], hi[3];            /* the box of the group being walked */
     int64_t k;                      /* filling order */
     int64_t nbb, nbc;               /* the walk's body-body and body-cell pulls, all bodies */
 } ref;
@@ -108,7 +113,13 @@ static void walk(ref *r, int64_t node, const int64_t *g, int gs, int64_t p, doub
         return;
     }
     int64_t c = node - t->n;
-    int far = 1;
+    double f2 = 0;
+    for (int q = 0; q < 3; q++) {
+        double m = q == 0 ? t->mx[c] : q == 1 ? t->my[c] : t->mz[c];
+        double f = fmax(fabs(m - r->lo[q]), fabs(m - r->hi[q]));
+        f2 += f * f;
+    }
+    int far = f2 < REACH * REACH;
     for (int j = 0; j < gs && far; j++) {
         float dx = t->mx[c] - s->x[g[j]], dy = t->my[c] - s->y[g[j]], dz = t->mz[c] - s->z[g[j]];
         float d2 = dx * dx + dy * dy + dz * dz;
@@ -140,8 +151,9 @@ static int expansion(const nb_tree *t, const nb_state *s, double eps, float thet
                      int64_t cnt[2])
 {
     int64_t n = s->n, nc = t->ncells;
-    ref r = { t, s, malloc((size_t)n * sizeof(int64_t)), malloc((size_t)nc * sizeof(int64_t)),
-              calloc((size_t)nc, sizeof(double[6])), malloc((size_t)nc * sizeof(float)), 0, 0, 0 };
+    ref r = { .t = t, .s = s, .order = malloc((size_t)n * sizeof(int64_t)),
+              .start = malloc((size_t)nc * sizeof(int64_t)), .q = calloc((size_t)nc, sizeof(double[6])),
+              .open2 = malloc((size_t)nc * sizeof(float)) };
     int rc = (!r.order || !r.start || !r.q || !r.open2) ? -1 : 0;
     if (!rc) {
         place(&r, n);
@@ -161,6 +173,14 @@ static int expansion(const nb_tree *t, const nb_state *s, double eps, float thet
     for (int64_t k0 = 0; !rc && k0 < n; k0 += gs) {
         int64_t g[GROUP_MAX];
         for (int j = 0; j < gs; j++) g[j] = r.order[k0 + j < n ? k0 + j : n - 1];
+        for (int q = 0; q < 3; q++) {
+            const float *x = q == 0 ? s->x : q == 1 ? s->y : s->z;
+            r.lo[q] = r.hi[q] = x[g[0]];
+            for (int j = 1; j < gs; j++) {
+                r.lo[q] = fmin(r.lo[q], x[g[j]]);
+                r.hi[q] = fmax(r.hi[q], x[g[j]]);
+            }
+        }
         for (int j = 0; j < gs && k0 + j < n; j++) {
             double *ab = a + 3 * g[j];
             ab[0] = ab[1] = ab[2] = 0;
@@ -181,13 +201,17 @@ static int expansion(const nb_tree *t, const nb_state *s, double eps, float thet
  * are off by 14% and more).  tune: NB_TUNE for the run, or NULL (none:
  * the defaults); the groups are of 32 bodies when it says group=32, else
  * of 64. */
-static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta, const char *tune)
+static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta, const char *tune, double far)
 {
     const int gs = tune && strstr(tune, "group=32") ? 32 : 64;
     if (tune) setenv("NB_TUNE", tune, 1);
     else unsetenv("NB_TUNE");
     nb_state s;
     CU_ASSERT_EQUAL_FATAL(nb_ic_generate(ic, n, seed, &s), 0);
+    if (far > 0) {                  /* the last body at rest, far out */
+        s.x[n - 1] = (float)far; s.y[n - 1] = (float)(0.5 * far); s.z[n - 1] = (float)(0.25 * far);
+        s.vx[n - 1] = s.vy[n - 1] = s.vz[n - 1] = 0;
+    }
     nb_options o;
     nb_options_default(&o);
     o.theta = theta;
@@ -212,6 +236,8 @@ static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta
         int64_t mine[2] = { -1, -1 }, code[2] = { -2, -2 };
         NB_ASSERT(expansion(&t, &s, o.eps, theta, gs, want, mine) == 0, "%s: the grader's walk failed", ic);
         NB_ASSERT(nb_tree_interactions(ctx, &code[0], &code[1]) == 0, "%s: the interaction counts: %s", ic, nb_errmsg());
+        if (far > 0) printf("\n    %s N=%lld: its last body moved to %g (%g, %g) and at rest", ic, (long long)n,
+                            far, 0.5 * far, 0.25 * far);
         printf("\n    %s N=%lld theta %g, groups of %d: interactions %lld + %lld (code), %lld + %lld (grader)", ic,
                (long long)n, theta, gs, (long long)code[0], (long long)code[1], (long long)mine[0],
                (long long)mine[1]);
@@ -245,11 +271,14 @@ static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta
 
 static void t_expansion(void)
 {
-    expansion_case("plummer", 8192, 301, 0.8f, NULL);
-    expansion_case("disk", 5003, 302, 0.5f, NULL);
-    expansion_case("cube", 1000, 303, 1.2f, NULL);
-    expansion_case("plummer", 5000, 304, 1.0f, NULL);
-    expansion_case("plummer", 5000, 304, 1.0f, "group=32");
+    expansion_case("plummer", 8192, 301, 0.8f, NULL, 0);
+    expansion_case("disk", 5003, 302, 0.5f, NULL, 0);
+    expansion_case("cube", 1000, 303, 1.2f, NULL, 0);
+    expansion_case("plummer", 5000, 304, 1.0f, NULL, 0);
+    expansion_case("plummer", 5000, 304, 1.0f, "group=32", 0);
+    /* a body 1.15e8 away: its pulls from cells would flush to zero (r^-5 in
+     * a float); the cells out of reach are opened, for its whole group */
+    expansion_case("plummer", 5000, 306, 1.0f, NULL, 1e8);
 }
 
 /* The fallback: with NB_TUNE=stack=64 most groups overflow their stack and
@@ -257,8 +286,8 @@ static void t_expansion(void)
  * (the grader's expansion), and the program must say that it took it. */
 static void t_fallback(void)
 {
-    expansion_case("plummer", 8193, 305, 0.8f, "stack=64");
-    expansion_case("plummer", 8193, 305, 0.8f, "stack=64,group=32");
+    expansion_case("plummer", 8193, 305, 0.8f, "stack=64", 0);
+    expansion_case("plummer", 8193, 305, 0.8f, "stack=64,group=32", 0);
     setenv("NB_TUNE", "stack=64", 1);
     char *argv[] = { (char *)BIN, "-n", "8193", "-s", "1", "--theta", "0.8", "--bench", NULL };
     static char out[16384], err[4096];
@@ -278,8 +307,6 @@ static void t_fallback(void)
               "%.200s", rc, fell, err);
 }
 
-/* The interaction counts of the last force (body-body, body-cell), from the
- * worker's "interactions" extension: 0, or -1 when they cannot be read. */
 /* p99 against the double direct sum, and the counts, with NB_TUNE=tune. */
 static int order_run(const nb_state *s, const char *tune, double theta, nb_errstats *st, int64_t cnt[2])
 {
