@@ -36,8 +36,8 @@
  *     tiles of step04 do.  Two bodies a lane halve the walk and the list
  *     reads per body; the larger box opens a few more cells (at 1M, theta
  *     1.05, 14% more interactions, each cheaper: 2-3% less time a step on
- *     the H100, and at theta 1.0 and 1.05 a smaller error).  NB_TUNE=group=32 takes one body a
- *     lane: then the cells used are the lesson's (its walk's vote: far from
+ *     the H100, and at theta 1.0 and 1.05 a smaller error).
+ *     NB_TUNE=group=32 takes one body a lane: then the cells used are the lesson's (its walk's vote: far from
  *     all 32) up to float rounding at the threshold, and so are the
  *     interaction counts (the tests compare them with the CPU code's:
  *     equal on the H100).  Offsets come from warp scans, so the lists,
@@ -382,7 +382,8 @@ static __device__ void walk_stackless(const t_dev *d, const float4 *p, float eps
             bool far = true;
 #pragma unroll
             for (int j = 0; j < NI; j++) {
-                float dx = q.x - p[j].x, dy = q.y - p[j].y, dz = q.z - p[j].z, d2 = dx * dx + dy * dy + dz * dz;
+                float dx = q.x - p[j].x, dy = q.y - p[j].y, dz = q.z - p[j].z;
+                float d2 = dx * dx + dy * dy + dz * dz;
                 far &= bh_far(d2, __int_as_float(l.z)) & (d2 < T_FAR2);
             }
             if (__all_sync(0xffffffffu, far)) {
@@ -611,8 +612,9 @@ typedef struct tuned {
 
 /* Flops of one pull as written (an FMA counts 2, the rsqrt 1): a body's
  * (nb_interact) and a monopole cell's 19, a quadrupole cell's 49 (cell_pull:
- * d, r^2, 1/r, 1/r^2 11, Q d 15, d.Q.d 5, s 4, 1/r^5 2, the sums 12).  --bench reports the
- * force kernel's rate both in pulls and in monopole pulls of equal flops. */
+ * d, r^2, 1/r, 1/r^2 11, Q d 15, d.Q.d 5, s 4, 1/r^5 2, the sums 12).
+ * --bench reports the force kernel's rate both in pulls and in monopole
+ * pulls of equal flops. */
 #define T_FLOPS_MONO 19.0
 #define T_FLOPS_QUAD 49.0
 

@@ -14,8 +14,8 @@
  *    double from the bodies below; a cell farther than 2^24 from the far
  *    corner of the group's box is opened (the build's reach: its pull
  *    holds r^-5 in a float), checked with a body 1.15e8 away.  The code's
- *    accelerations must equal that to float rounding: a wrong sign or factor in the quadrupole's
- *    pull, a moment summed about the wrong point, or the quadrupole left
+ *    accelerations must equal that to float rounding: a wrong sign or
+ *    factor in the quadrupole's pull, a moment summed about the wrong point, or the quadrupole left
  *    out are off by ~1e-4 and more; rounding is ~1e-6.  A decision at the
  *    threshold may round the other way (~1e-4 on that body): the median
  *    and p99 are bounded at float rounding, the maximum at 2e-4.
@@ -235,7 +235,8 @@ static void expansion_case(const char *ic, int64_t n, uint64_t seed, float theta
         NB_ASSERT(ok, "%s: the tree: %s", ic, why);
         int64_t mine[2] = { -1, -1 }, code[2] = { -2, -2 };
         NB_ASSERT(expansion(&t, &s, o.eps, theta, gs, want, mine) == 0, "%s: the grader's walk failed", ic);
-        NB_ASSERT(nb_tree_interactions(ctx, &code[0], &code[1]) == 0, "%s: the interaction counts: %s", ic, nb_errmsg());
+        NB_ASSERT(nb_tree_interactions(ctx, &code[0], &code[1]) == 0, "%s: the interaction counts: %s", ic,
+                  nb_errmsg());
         if (far > 0) printf("\n    %s N=%lld: its last body moved to %g (%g, %g) and at rest", ic, (long long)n,
                             far, 0.5 * far, 0.25 * far);
         printf("\n    %s N=%lld theta %g, groups of %d: interactions %lld + %lld (code), %lld + %lld (grader)", ic,
