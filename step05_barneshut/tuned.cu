@@ -43,7 +43,12 @@
  *     equal on the H100).  Offsets come from warp scans, so the lists,
  *     their order and the sums are the same every run.
  *     The warps take groups from a counter (a persistent grid: the stacks
- *     are only for the warps that can be resident).  A stack that would
+ *     are only for the warps that can be resident), the costliest first:
+ *     each group's cost in the last force (its list entries, a cell's
+ *     weighed T_COST_QUAD) sorts the groups into T_BINS bins of an eighth
+ *     of an octave (k_order_count, k_order_place), so that the last groups
+ *     taken are cheap and the warps finish together (NB_TUNE=sched=tree:
+ *     tree order).  Which warp walks a group changes nothing in its sums.  A stack that would
  *     overflow (theta near 0) sends the group to the lesson's stackless
  *     walk with the same acceptance and the same pull (counted, reported).
  *
@@ -66,9 +71,10 @@
  * quadrupole pull is 31 instructions, a body's or a monopole's 13; --bench
  * also prints the rate in monopole pulls of equal flops, T_FLOPS_QUAD).
  *
- * NB_TUNE="order=1|2,stack=K,rebuild=R,group=G" (default order 2, stack
- * 2048, rebuild 4, group 64): measuring and testing knobs, checked like the rest (a
- * malformed value: exit 2 with one line).
+ * NB_TUNE="order=1|2,stack=K,rebuild=R,group=G,sched=cost|tree" (default
+ * order 2, stack 2048, rebuild 4, group 64, sched cost): measuring and
+ * testing knobs, checked like the rest (a malformed value: exit 2 with one
+ * line).
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
 #include <cuda_runtime.h>
@@ -109,6 +115,8 @@ static_assert(T_GROUP == 32 || T_GROUP == 64, "T_GROUP: 32 or 64 bodies a group 
 #ifndef T_CLIST
 #define T_CLIST  64                 /* cell list entries a warp (shared) */
 #endif
+#define T_BINS   64                 /* cost bins of the group order: eight an octave from 2^7 */
+#define T_COST_QUAD 2.4f            /* a quadrupole pull's cost in body pulls (31 / 13 instructions) */
 
 typedef struct t_status {
     unsigned long long bb, bc;      /* interactions of the last force */
@@ -135,6 +143,8 @@ typedef struct t_dev {
     float *qyz;                     /* per cell */
     int *pending;                   /* per cell: child cells not yet summed */
     int *stack;                     /* T_STACK per resident warp */
+    float *gcost;                   /* per group: its cost in the last force */
+    const int *gorder;              /* the order the groups are taken in; NULL: tree order */
     t_status *st;
 } t_dev;
 
@@ -418,6 +428,7 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
         if (lane == 0) g = atomicAdd(&d.st->next, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= ngroups) break;
+        if (d.gorder) g = __ldg(&d.gorder[g]);
         bool valid[NI];
         int i[NI];
         float4 p[NI];
@@ -557,6 +568,7 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
             wfall++;
             walk_stackless<ORDER, NI>(&d, p, eps2, ax, ay, az, &nbb, &nbc);
         }
+        if (lane == 0) d.gcost[g] = (float)nbb + (ORDER == 2 ? T_COST_QUAD : 1.f) * (float)nbc;
         __syncwarp();
         int nvalid = 0;
 #pragma unroll
@@ -572,6 +584,48 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
         atomicAdd(&d.st->bc, (unsigned long long)wbc);
         if (wfall) atomicAdd(&d.st->fallback, wfall);
         atomicMax(&d.st->deepest, wdeep);
+    }
+}
+
+/* ---- the groups' order: the costliest first ------------------------------ */
+
+/* Bin 0 holds the costliest groups (2^15 and more), bin T_BINS - 1 the
+ * cheapest (2^7 and less). */
+static __device__ __forceinline__ int cost_bin(float c)
+{
+    const int b = (int)(8.f * (15.f - __log2f(fmaxf(c, 1.f))));
+    return min(max(b, 0), T_BINS - 1);
+}
+
+/* bins[0..T_BINS): the groups in each bin (bins zeroed before). */
+static __global__ void k_order_count(const float *gcost, int ngroups, int *bins)
+{
+    __shared__ int h[T_BINS];
+    for (int k = threadIdx.x; k < T_BINS; k += blockDim.x) h[k] = 0;
+    __syncthreads();
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < ngroups) atomicAdd(&h[cost_bin(gcost[g])], 1);
+    __syncthreads();
+    for (int k = threadIdx.x; k < T_BINS; k += blockDim.x)
+        if (h[k]) atomicAdd(&bins[k], h[k]);
+}
+
+/* order: the groups bin by bin (within a bin in any order: a group's sums
+ * do not depend on when or by which warp it is walked); bins[T_BINS..2
+ * T_BINS): the bins' cursors (zeroed before). */
+static __global__ void k_order_place(const float *gcost, int ngroups, int *bins, int *order)
+{
+    __shared__ int start[T_BINS];
+    if (threadIdx.x == 0)
+        for (int k = 0, a = 0; k < T_BINS; k++) {
+            start[k] = a;
+            a += bins[k];
+        }
+    __syncthreads();
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < ngroups) {
+        const int b = cost_bin(gcost[g]);
+        order[start[b] + atomicAdd(&bins[T_BINS + b], 1)] = g;
     }
 }
 
@@ -595,6 +649,8 @@ static const char *const t_names[T_PHASES - 1] = { "tree (bbox build summarize s
 typedef struct tuned {
     void *bh;                       /* the lesson's pipeline (bh_gpu_open) */
     t_dev d;
+    int sched;                      /* 1: the costliest groups first (NB_TUNE=sched=cost) */
+    int *gorder, *bins;             /* the next force's order; 2 T_BINS counters */
     float eps2;
     int poison, blocks, cap;        /* cap: cells the quadrupole arrays hold */
     int keep;                       /* a tree serves this many steps (NB_TUNE=rebuild=K; 1: rebuilt every step) */
@@ -631,19 +687,22 @@ static int tune_int(const char *p, const char *end, long lo, long hi, long *v)
     return x >= lo && x <= hi;
 }
 
-/* NB_TUNE="order=1|2,stack=K,rebuild=R,group=G": the expansion order (default 2,
- * quadrupoles), the stack entries a group may use before it falls back to
- * the stackless walk (32..T_STACK, default T_STACK: a small K makes the
- * tests take the fallback at any theta), and the steps a tree serves
- * (1..T_KEEP_MAX: built on the first, refitted on the others; default
- * T_KEEP), and the bodies a group (32 or 64: one or two a lane; default
- * T_GROUP).  Each key at most once, comma-separated. */
-static int parse_tune(t_dev *d, int *keep)
+/* NB_TUNE="order=1|2,stack=K,rebuild=R,group=G,sched=cost|tree": the
+ * expansion order (default 2, quadrupoles), the stack entries a group may
+ * use before it falls back to the stackless walk (32..T_STACK, default
+ * T_STACK: a small K makes the tests take the fallback at any theta), the
+ * steps a tree serves (1..T_KEEP_MAX: built on the first, refitted on the
+ * others; default T_KEEP), the bodies a group (32 or 64: one or two a
+ * lane; default T_GROUP), and the order the groups are taken in (default
+ * cost: the costliest in the last force first; tree: tree order).  Each
+ * key at most once, comma-separated. */
+static int parse_tune(t_dev *d, int *keep, int *sched)
 {
     d->order = 2;
     d->ni = T_GROUP / 32;
     d->depth = T_STACK;
     *keep = T_KEEP;
+    *sched = 1;
     const char *env = getenv("NB_TUNE");
     if (!env || !*env) return 0;
     int seen = 0;
@@ -663,14 +722,17 @@ static int parse_tune(t_dev *d, int *keep)
         else if (eq - p == 5 && !strncmp(p, "group", 5) && !(seen & 8) &&
                  tune_int(eq + 1, end, 32, 64, &v) && (v == 32 || v == 64))
             d->ni = (int)v / 32, seen |= 8;
+        else if (eq - p == 5 && !strncmp(p, "sched", 5) && !(seen & 16) &&
+                 end - eq == 5 && (!strncmp(eq + 1, "cost", 4) || !strncmp(eq + 1, "tree", 4)))
+            *sched = eq[1] == 'c', seen |= 16;
         else
             break;
         if (*end == '\0') return 0;
         p = end + 1;
     }
     return nb_fail(NB_EXIT_USAGE, "NB_TUNE=\"%s\": the tuned tree takes order=1|2 (monopoles or "
-                   "quadrupoles), stack=K (32..%d), rebuild=R (1..%d) and group=32|64, each at most once, "
-                   "separated by commas", env, T_STACK, T_KEEP_MAX);
+                   "quadrupoles), stack=K (32..%d), rebuild=R (1..%d), group=32|64 and sched=cost|tree, "
+                   "each at most once, separated by commas", env, T_STACK, T_KEEP_MAX);
 }
 
 static int free_quad(tuned *t)
@@ -748,6 +810,14 @@ static int t_force(tuned *t, bool ev)
     const int gs = 32 * t->d.ni, ng = (int)(((int64_t)t->d.n + gs - 1) / gs);
     group_force_of(&t->d)<<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
     NB_LAUNCHED();
+    if (t->sched) {                 /* the next force's order, from this one's costs */
+        NB_CUDA(cudaMemsetAsync(t->bins, 0, 2 * T_BINS * sizeof(int)));
+        k_order_count<<<(ng + 255) / 256, 256>>>(t->d.gcost, ng, t->bins);
+        NB_LAUNCHED();
+        k_order_place<<<(ng + 255) / 256, 256>>>(t->d.gcost, ng, t->bins, t->gorder);
+        NB_LAUNCHED();
+        t->d.gorder = t->gorder;
+    }
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_KICK]));
     return 0;
 }
@@ -762,8 +832,9 @@ static int t_read_status(tuned *t)
 }
 
 /* device: the lesson's, plus per cell the quadrupole and a counter (24 B,
- * 0.9 cells a body at most), and the stacks (fixed, not per body) */
-#define TUNED_DEVICE_BYTES_PER_BODY (52.0 + 0.9 * (92.0 + 24.0))
+ * 0.9 cells a body at most), per group of 32 or more a cost and a place in
+ * the order (8 B), and the stacks (fixed, not per body) */
+#define TUNED_DEVICE_BYTES_PER_BODY (52.0 + 0.9 * (92.0 + 24.0) + 8.0 / 32.0)
 #define TUNED_HOST_BYTES_PER_BODY   56.0
 
 static int t_probe(const nb_options *o)
@@ -778,6 +849,9 @@ static void t_destroy(void *ctx)
     if (t->bh) nb_step05_gpu.destroy(t->bh);
     free_quad(t);
     if (t->d.stack) cudaFree(t->d.stack);
+    if (t->d.gcost) cudaFree(t->d.gcost);
+    if (t->gorder) cudaFree(t->gorder);
+    if (t->bins) cudaFree(t->bins);
     if (t->pos0) cudaFree(t->pos0);
     if (t->d.st) cudaFree(t->d.st);
     for (int e = 0; e < E_COUNT; e++)
@@ -791,7 +865,7 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
     tuned *t = (tuned *)calloc(1, sizeof *t);
     *ctx = t;                       /* on failure nb_main() calls t_destroy() */
     if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    int rc = parse_tune(&t->d, &t->keep);
+    int rc = parse_tune(&t->d, &t->keep, &t->sched);
     if (rc) return rc;
     if ((rc = bh_gpu_open(&t->bh, s, o, s->n))) return rc;
     t->eps2 = (float)(o->eps * o->eps);
@@ -809,6 +883,12 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
                              (size_t)t->blocks * T_WARPS * T_STACK * sizeof(int),
                              "the group walk's stacks", &t->bytes)) ||
         (rc = nb_cuda_malloc((void **)&t->d.st, sizeof(t_status), "tuned tree status", &t->bytes)) ||
+        (rc = nb_cuda_malloc((void **)&t->d.gcost, (size_t)groups * sizeof(float), "the groups' costs",
+                             &t->bytes)) ||
+        (t->sched && (rc = nb_cuda_malloc((void **)&t->gorder, (size_t)groups * sizeof(int),
+                                          "the groups' order", &t->bytes))) ||
+        (t->sched && (rc = nb_cuda_malloc((void **)&t->bins, 2 * T_BINS * sizeof(int), "the order's bins",
+                                          &t->bytes))) ||
         (t->keep > 1 && (rc = nb_cuda_malloc((void **)&t->pos0, (size_t)s->n * sizeof(float4),
                                              "positions at the build (refits)", &t->bytes))))
         return rc;
@@ -931,9 +1011,10 @@ static void t_report(void *ctx, FILE *out)
             "cells pull as %s\n", t->hst.bb, t->hst.bc, t->hst.bb / n, t->hst.bc / n,
             t->d.order == 2 ? "quadrupoles" : "monopoles (NB_TUNE=order=1)");
     const int gs = 32 * t->d.ni;
-    fprintf(out, "    group walk: %lld groups of %d on %d blocks of %d warps, deepest stack %d of %d, "
+    fprintf(out, "    group walk: %lld groups of %d on %d blocks of %d warps, %s, deepest stack %d of %d, "
             "%d groups sent to the stackless walk; tree: %d cells\n", (long long)((t->d.n + gs - 1) / gs),
-            gs, t->blocks, T_WARPS, t->hst.deepest, t->d.depth, t->hst.fallback, t->d.ncells);
+            gs, t->blocks, T_WARPS, t->sched ? "the costliest first" : "in tree order (NB_TUNE=sched=tree)",
+            t->hst.deepest, t->d.depth, t->hst.fallback, t->d.ncells);
     if (t->keep > 1)
         fprintf(out, "    tree kept for %d steps (NB_TUNE=rebuild=%d): built on the first, refitted on the "
                 "others; %d refits in this run\n", t->keep, t->keep, t->refits);

@@ -36,6 +36,8 @@
  *    keeps a centre of mass or a quadrupole of the build is off by far
  *    more.  And --bench counts the refits the rule implies: D - floor(D/R)
  *    for D drifts.
+ *  - The groups' order (the costliest first, NB_TUNE=sched=cost, or tree
+ *    order): the same bits and counts after 6 steps.
  *  - NB_TUNE malformed: exit 2 with one line.
  * Each test runs in its own process: setenv() stays there.  Inactive
  * (SKIPPED) without a usable device. */
@@ -453,12 +455,61 @@ static void t_kept_tree(void)
               "reported (want 6): %.200s", rc, refits, err);
 }
 
+/* The groups taken the costliest first (the default, NB_TUNE=sched=cost)
+ * or in tree order (sched=tree): a group's sums do not depend on when, or
+ * by which warp, it is walked, so after 6 steps (5 forces in the order of
+ * the last one's costs) the bodies must be the same bits, and so must the
+ * interaction counts.  An order that skips a group leaves its bodies the
+ * acceleration of an earlier step; one that takes a group twice, another
+ * group skipped. */
+static void t_sched_same_bits(void)
+{
+    const char *tunes[] = { "sched=cost", "sched=tree" };
+    nb_state s[2];
+    int64_t cnt[2][2] = { { -1, -1 }, { -1, -1 } };
+    for (int k = 0; k < 2; k++) {
+        CU_ASSERT_FATAL(nb_ic_generate("plummer", 6001, 33, &s[k]) == 0);
+        nb_options o;
+        nb_options_default(&o);
+        o.theta = 0.9;
+        o.eps = 0.05;
+        setenv("NB_TUNE", tunes[k], 1);
+        void *ctx = NULL;
+        int rc = S->init(&ctx, &s[k], &o);
+        if (!rc) rc = S->advance(ctx, 6, NULL);
+        if (!rc) rc = S->download(ctx, &s[k]);
+        if (!rc) rc = nb_tree_interactions(ctx, &cnt[k][0], &cnt[k][1]);
+        if (ctx) S->destroy(ctx);
+        unsetenv("NB_TUNE");
+        NB_ASSERT_OK_FATAL(tunes[k], rc);
+    }
+    int64_t differ = 0;
+    for (int64_t i = 0; i < s[0].n; i++) {
+        const float *a[6] = { s[0].x, s[0].y, s[0].z, s[0].vx, s[0].vy, s[0].vz };
+        const float *b[6] = { s[1].x, s[1].y, s[1].z, s[1].vx, s[1].vy, s[1].vz };
+        int same = 1;
+        for (int c = 0; c < 6; c++) same &= memcmp(&a[c][i], &b[c][i], sizeof(float)) == 0;
+        differ += !same;
+    }
+    printf("\n    plummer 6001, theta 0.9, 6 steps: %lld bodies differ between sched=cost and sched=tree "
+           "(want 0); interactions %lld + %lld and %lld + %lld\n", (long long)differ, (long long)cnt[0][0],
+           (long long)cnt[0][1], (long long)cnt[1][0], (long long)cnt[1][1]);
+    NB_ASSERT(differ == 0, "the groups' order changed %lld bodies of 6001 after 6 steps (sched=cost against "
+              "sched=tree): a group skipped or walked twice?", (long long)differ);
+    NB_ASSERT(cnt[0][0] == cnt[1][0] && cnt[0][1] == cnt[1][1] && cnt[0][0] > 0,
+              "interaction counts differ between sched=cost (%lld + %lld) and sched=tree (%lld + %lld)",
+              (long long)cnt[0][0], (long long)cnt[0][1], (long long)cnt[1][0], (long long)cnt[1][1]);
+    nb_state_free(&s[0]);
+    nb_state_free(&s[1]);
+}
+
 static void t_bad_tune(void)
 {
     const char *bad[] = { "order=3", "order=", "order=2x", "r=2", "order=1,order=2", "order=1,",
                           "order= 2", "stack=31", "stack=4096", "stack=64,order=1,stack=64",
                           "rebuild=0", "rebuild=65", "rebuild=4,rebuild=4", "rebuild=-1",
-                          "group=48", "group=128", "group=", "group=32,group=64" };
+                          "group=48", "group=128", "group=", "group=32,group=64", "sched=", "sched=costs",
+                          "sched=1", "sched=tree,sched=cost" };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         setenv("NB_TUNE", bad[k], 1);
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };
@@ -484,6 +535,7 @@ void nb_tree_tuned_register(const nb_step *step, const char *binary)
           t_conservation_1000_steps, 2 },
         { "a tree kept for several steps: refitted as accurate as rebuilt (NB_TUNE=rebuild)",
           t_kept_tree, 2 },
+        { "the costliest groups first: the same bits as in tree order (NB_TUNE=sched)", t_sched_same_bits, 2 },
         { "malformed NB_TUNE: exit 2, one line", t_bad_tune, 1 },
         NB_TEST_END
     };
