@@ -59,6 +59,9 @@ TT=${TUNED_THETA:-"1.0 1.05 1.075 1.1"}
 STEPS=${TREE_STEPS:-8}
 case $STEPS in ''|*[!0-9]*|0) echo "tree_tuned: TREE_STEPS must be a positive integer (got '$STEPS')" >&2; exit 2 ;; esac
 ECL_NS=" ${ECLBH_N:-1048576 5242880} "
+for n in $ECL_NS; do
+    case $n in *[!0-9]*) echo "tree_tuned: ECLBH_N must be body counts (got '$n')" >&2; exit 2 ;; esac
+done
 ECL_LIMIT=${ECLBH_TIMEOUT:-180}
 case $ECL_LIMIT in ''|*[!0-9]*|0) echo "tree_tuned: ECLBH_TIMEOUT must be a positive number of seconds (got '$ECL_LIMIT')" >&2; exit 2 ;; esac
 for p in step05_barneshut/nbody step05_barneshut/nbody_tuned; do
