@@ -48,9 +48,10 @@
  *     weighed T_COST_QUAD) sorts the groups into T_BINS bins of an eighth
  *     of an octave (k_order_count, k_order_place), so that the last groups
  *     taken are cheap and the warps finish together (NB_TUNE=sched=tree:
- *     tree order).  Which warp walks a group changes nothing in its sums.  A stack that would
- *     overflow (theta near 0) sends the group to the lesson's stackless
- *     walk with the same acceptance and the same pull (counted, reported).
+ *     tree order).  Which warp walks a group changes nothing in its sums.
+ *     A stack that would overflow (theta near 0) sends the group to the
+ *     lesson's stackless walk with the same acceptance and the same pull
+ *     (counted, reported).
  *
  *  3. A tree kept for a few steps.  The tree is built on one step and
  *     refitted on the next R - 1 (NB_TUNE=rebuild=R, default T_KEEP = 4):

@@ -842,6 +842,60 @@ static void t_ref_double_state(void)
     nb_state_free(&s);
 }
 
+/* scripts/accel_error (make bench-tree's check of ECL-BH): another code's
+ * accelerations, read as text, against the double direct sum.  Two bodies
+ * of mass 1/2 at x = -1/2 and +1/2, softening 0.1: each feels
+ * a = (1/2) / (1 + 0.01)^(3/2) towards the other.  Written to 9 digits the
+ * error is float rounding; 1 % off on one body is 1e-2 on it; a file one
+ * line short, a line that is not three numbers, a missing file or N = 0:
+ * exit 2 and one line. */
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(text, f);
+    CU_ASSERT_FATAL(fclose(f) == 0);
+}
+
+static void t_peer_accel_error(void)
+{
+    const char *pos = nb_t_tmpfile(0, ".pos"), *acc = nb_t_tmpfile(1, ".acc");
+    char line[256];
+    const double a = 0.5 / pow(1.01, 1.5);
+    write_text(pos, "-0.5 0 0\n0.5 0 0\n");
+    static char out[4096], err[4096];
+    const struct { const char *n, *acc, *pos; double f1; int rc; double lo, hi; } c[] = {
+        { "2", NULL, NULL, 1.0, 0, 0, 1e-7 },          /* exact to float rounding */
+        { "2", NULL, NULL, 1.01, 0, 0.9e-2, 1.1e-2 },   /* body 1 off by 1 % */
+        { "2", "1 0 0\n", NULL, 0, 2, 0, 0 },           /* one line short */
+        { "2", "1 0 0\n1 0\n", NULL, 0, 2, 0, 0 },      /* not three numbers */
+        { "2", NULL, "/nonexistent/pos", 1.0, 2, 0, 0 },
+        { "0", NULL, NULL, 1.0, 2, 0, 0 },
+    };
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        if (c[k].acc) write_text(acc, c[k].acc);
+        else {
+            snprintf(line, sizeof line, "%.9g 0 0\n%.9g 0 0\n", a, -a * c[k].f1);
+            write_text(acc, line);
+        }
+        char *argv[] = { "./accel_error", (char *)c[k].n, "0.1", (char *)(c[k].pos ? c[k].pos : pos),
+                         (char *)acc, NULL };
+        int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 30);
+        long long count = -1, bad = -1;
+        double med = -1, p99 = -1, max = -1;
+        int got = sscanf(out, "%lld %lf %lf %lf %lld", &count, &med, &p99, &max, &bad);
+        printf("\n    accel_error case %zu: exit %d, out '%.60s', stderr '%.120s'", k, rc, out, err);
+        if (c[k].rc == 0)
+            NB_ASSERT(rc == 0 && got == 5 && count == 2 && bad == 0 && max >= c[k].lo && max <= c[k].hi,
+                      "case %zu: exit %d, '%s' (want 2 bodies, max error in [%g, %g])", k, rc, out,
+                      c[k].lo, c[k].hi);
+        else
+            NB_ASSERT(rc == c[k].rc && nb_t_count_lines(err) == 1 && !*out,
+                      "case %zu: exit %d (want %d), stdout '%.60s', stderr '%.200s' (want one line)", k, rc,
+                      c[k].rc, out, err);
+    }
+}
+
 static const nb_test common_tests[] = {
     { "ref_two_body_hand_computed", t_ref_two_body, 2 },
     { "ref_three_body_hand_computed", t_ref_three_body, 2 },
@@ -865,6 +919,7 @@ static const nb_test common_tests[] = {
     { "references_on_a_double_state", t_ref_double_state, 1 },
     { "error_where_the_pulls_cancel", t_error_cancelling_pulls, 1 },
     { "env_hooks_decimal_integers_only", t_env_hooks, 1 },
+    { "peer_accelerations_against_the_double_sum", t_peer_accel_error, 1 },
     NB_TEST_END
 };
 
