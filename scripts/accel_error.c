@@ -10,8 +10,11 @@
  * nb_rel_error() against the double sum with Plummer softening EPS, on the
  * NB_REF_SAMPLES bodies that --check samples.  Prints one line:
  * "count median p99 max nonfinite".
- * Exit: 0; 2 for bad arguments or a file that is missing, short or
- * malformed (one line on stderr says which); 3 when memory runs out. */
+ * Exit: 0; 1 when an acceleration of a sampled body is not finite (the
+ * line is printed, and one on stderr says how many); 2 for bad arguments
+ * (EPS must be > 0: the double sum skips no self-term) or a file that is
+ * missing, short, longer than N lines or malformed (one line on stderr
+ * says which); 3 when memory runs out. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -22,7 +25,8 @@
 #include "nb_state.h"
 #include "nb_verify.h"
 
-/* Reads n lines of three numbers from path into a, b, c; 0 or NB_EXIT_USAGE. */
+/* Reads n lines of three numbers from path into a, b, c, and nothing after
+ * them but blank lines; 0 or NB_EXIT_USAGE. */
 static int read3(const char *path, int64_t n, float *a, float *b, float *c)
 {
     FILE *f = fopen(path, "r");
@@ -31,19 +35,24 @@ static int read3(const char *path, int64_t n, float *a, float *b, float *c)
         return NB_EXIT_USAGE;
     }
     char line[512];
+    const char *why = NULL;
     int64_t i = 0;
-    for (; i < n && fgets(line, sizeof line, f); i++) {
+    while (!why && fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
         double x, y, z;
         char extra;
-        if (sscanf(line, "%lf %lf %lf %c", &x, &y, &z, &extra) != 3) {
-            fprintf(stderr, "accel_error: %s: line %" PRId64 " is not three numbers\n", path, i + 1);
-            fclose(f);
-            return NB_EXIT_USAGE;
-        }
-        a[i] = (float)x; b[i] = (float)y; c[i] = (float)z;
+        if (len == sizeof line - 1 && line[len - 1] != '\n') why = "is too long";
+        else if (i == n) { if (strspn(line, " \t\r\n") != len) why = "is past the N bodies"; }
+        else if (sscanf(line, "%lf %lf %lf %c", &x, &y, &z, &extra) != 3) why = "is not three numbers";
+        else { a[i] = (float)x; b[i] = (float)y; c[i] = (float)z; }
+        if (!why && i < n) i++;
     }
     int bad = ferror(f);
     fclose(f);
+    if (why) {
+        fprintf(stderr, "accel_error: %s: line %" PRId64 " %s\n", path, i + 1, why);
+        return NB_EXIT_USAGE;
+    }
     if (bad || i < n) {
         fprintf(stderr, "accel_error: %s: %" PRId64 " lines where %" PRId64 " were expected\n", path, i, n);
         return NB_EXIT_USAGE;
@@ -64,9 +73,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "accel_error: N must be a whole number from 1 to 2^30 (got '%s')\n", argv[1]);
         return NB_EXIT_USAGE;
     }
+    errno = 0;
     double eps = strtod(argv[2], &end);
-    if (*end || !(eps >= 0) || !isfinite(eps)) {
-        fprintf(stderr, "accel_error: EPS must be a finite number >= 0 (got '%s')\n", argv[2]);
+    if (end == argv[2] || *end || errno || !(eps > 0) || !isfinite(eps)) {
+        fprintf(stderr, "accel_error: EPS must be a finite number > 0 (got '%s')\n", argv[2]);
         return NB_EXIT_USAGE;
     }
     nb_state s;
@@ -87,8 +97,14 @@ int main(int argc, char **argv)
         }
         rc = nb_accel_errors(&s, eps, a, a + n, a + 2 * n, NB_REF_SAMPLES, &st);
     }
-    if (!rc)
+    if (!rc) {
         printf("%" PRId64 " %.3g %.3g %.3g %" PRId64 "\n", st.count, st.median, st.p99, st.max, st.nonfinite);
+        if (st.nonfinite) {
+            fprintf(stderr, "accel_error: %" PRId64 " of the %" PRId64
+                    " sampled accelerations are not finite\n", st.nonfinite, st.count);
+            rc = NB_EXIT_CHECK;
+        }
+    }
     free(a);
     nb_state_free(&s);
     return rc;

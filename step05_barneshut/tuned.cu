@@ -590,8 +590,9 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
 
 /* ---- the groups' order: the costliest first ------------------------------ */
 
-/* Bin 0 holds the costliest groups (2^15 and more), bin T_BINS - 1 the
- * cheapest (2^7 and less). */
+/* Bin b holds the costs in (2^(15 - (b + 1) / 8), 2^(15 - b / 8)]: bin 0
+ * the costliest (above 2^14.875), bin T_BINS - 1 the cheapest (2^7.125 and
+ * less). */
 static __device__ __forceinline__ int cost_bin(float c)
 {
     const int b = (int)(8.f * (15.f - __log2f(fmaxf(c, 1.f))));

@@ -846,9 +846,10 @@ static void t_ref_double_state(void)
  * accelerations, read as text, against the double direct sum.  Two bodies
  * of mass 1/2 at x = -1/2 and +1/2, softening 0.1: each feels
  * a = (1/2) / (1 + 0.01)^(3/2) towards the other.  Written to 9 digits the
- * error is float rounding; 1 % off on one body is 1e-2 on it; a file one
- * line short, a line that is not three numbers, a missing file or N = 0:
- * exit 2 and one line. */
+ * error is float rounding; 1 % off on one body is 1e-2 on it; a NaN is
+ * counted (exit 1, one line); a file one line short or one too long, a
+ * line that is not three numbers, a missing file, N = 0 or EPS = 0: exit 2
+ * and one line. */
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -869,8 +870,11 @@ static void t_peer_accel_error(void)
         { "2", NULL, NULL, 1.01, 0, 0.9e-2, 1.1e-2 },   /* body 1 off by 1 % */
         { "2", "1 0 0\n", NULL, 0, 2, 0, 0 },           /* one line short */
         { "2", "1 0 0\n1 0\n", NULL, 0, 2, 0, 0 },      /* not three numbers */
+        { "2", "1 0 0\n-1 0 0\n1 0 0\n", NULL, 0, 2, 0, 0 },  /* one line too many */
+        { "2", "nan 0 0\n-1 0 0\n", NULL, 0, 1, 0, 0 },   /* not finite: counted */
         { "2", NULL, "/nonexistent/pos", 1.0, 2, 0, 0 },
         { "0", NULL, NULL, 1.0, 2, 0, 0 },
+        { "2", NULL, NULL, 1.0, 2, 0, 0 },              /* EPS 0 (argv below) */
     };
     for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
         if (c[k].acc) write_text(acc, c[k].acc);
@@ -878,8 +882,9 @@ static void t_peer_accel_error(void)
             snprintf(line, sizeof line, "%.9g 0 0\n%.9g 0 0\n", a, -a * c[k].f1);
             write_text(acc, line);
         }
-        char *argv[] = { "./accel_error", (char *)c[k].n, "0.1", (char *)(c[k].pos ? c[k].pos : pos),
-                         (char *)acc, NULL };
+        const int last = k + 1 == sizeof c / sizeof *c;
+        char *argv[] = { "./accel_error", (char *)c[k].n, last ? "0" : "0.1",
+                         (char *)(c[k].pos ? c[k].pos : pos), (char *)acc, NULL };
         int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 30);
         long long count = -1, bad = -1;
         double med = -1, p99 = -1, max = -1;
@@ -889,6 +894,10 @@ static void t_peer_accel_error(void)
             NB_ASSERT(rc == 0 && got == 5 && count == 2 && bad == 0 && max >= c[k].lo && max <= c[k].hi,
                       "case %zu: exit %d, '%s' (want 2 bodies, max error in [%g, %g])", k, rc, out,
                       c[k].lo, c[k].hi);
+        else if (c[k].rc == 1)
+            NB_ASSERT(rc == 1 && got == 5 && count == 2 && bad == 1 && nb_t_count_lines(err) == 1,
+                      "case %zu: exit %d, '%s', stderr '%.200s' (want exit 1, 1 of 2 not finite, one line)",
+                      k, rc, out, err);
         else
             NB_ASSERT(rc == c[k].rc && nb_t_count_lines(err) == 1 && !*out,
                       "case %zu: exit %d (want %d), stdout '%.60s', stderr '%.200s' (want one line)", k, rc,
