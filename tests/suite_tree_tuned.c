@@ -15,8 +15,9 @@
  *    corner of the group's box is opened (the build's reach: its pull
  *    holds r^-5 in a float), checked with a body 1.15e8 away.  The code's
  *    accelerations must equal that to float rounding: a wrong sign or
- *    factor in the quadrupole's pull, a moment summed about the wrong point, or the quadrupole left
- *    out are off by ~1e-4 and more; rounding is ~1e-6.  A decision at the
+ *    factor in the quadrupole's pull, a moment summed about the wrong
+ *    point, or the quadrupole left out are off by ~1e-4 and more;
+ *    rounding is ~1e-6.  A decision at the
  *    threshold may round the other way (~1e-4 on that body): the median
  *    and p99 are bounded at float rounding, the maximum at 2e-4.
  *  - The point of it: at the same theta the quadrupoles are at least 3x as
