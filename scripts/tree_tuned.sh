@@ -51,6 +51,7 @@
 # Exit: 0 when the table was written, 2 for a bad variable or an ECL-BH that
 # does not build, 3 when nothing ran (no GPU: the reason is printed).
 set -euo pipefail
+set -f                              # the lists below are split on blanks, never globbed
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 if [ -n "${ECLBH_SRC:-}" ] && [ "${ECLBH_SRC#/}" = "$ECLBH_SRC" ]; then
     ECLBH_SRC="$PWD/$ECLBH_SRC"
@@ -60,7 +61,14 @@ NS=${TREE_N:-"1048576 5242880 16777216"}
 LT=${LESSON_THETA:-"0.5 0.7 0.9"}
 TT=${TUNED_THETA:-"1.0 1.05 1.075 1.1"}
 STEPS=${TREE_STEPS:-8}
-case $STEPS in ''|*[!0-9]*|0) echo "tree_tuned: TREE_STEPS must be a positive integer (got '$STEPS')" >&2; exit 2 ;; esac
+case $STEPS in ''|*[!0-9]*|0*|??????*) echo "tree_tuned: TREE_STEPS must be a whole number from 1 to 99999 (got '$STEPS')" >&2; exit 2 ;; esac
+for n in $NS; do
+    case $n in 0*|*[!0-9]*|??????????*) echo "tree_tuned: TREE_N must be body counts from 1 to 999999999 (got '$n')" >&2; exit 2 ;; esac
+done
+for th in $LT $TT; do
+    case $th in ''|*[!0-9.]*|*.*.*|.|.*) echo "tree_tuned: LESSON_THETA and TUNED_THETA must be numbers like 0.7 (got '$th')" >&2; exit 2 ;; esac
+done
+[ -n "$(echo $NS)" ] && [ -n "$(echo $LT $TT)" ] || { echo "tree_tuned: TREE_N, or both theta lists, are empty" >&2; exit 2; }
 ECL_NS=" $(echo ${ECLBH_N-1048576 5242880}) "
 for n in $ECL_NS; do
     case $n in 0*|*[!0-9]*) echo "tree_tuned: ECLBH_N must be body counts (got '$n')" >&2; exit 2 ;; esac
@@ -68,14 +76,14 @@ for n in $ECL_NS; do
         echo "tree_tuned: ECLBH_N=$n is not in TREE_N: ECL-BH does not run there" >&2 ;; esac
 done
 ECL_LIMIT=${ECLBH_TIMEOUT:-180}
-case $ECL_LIMIT in ''|*[!0-9]*|0) echo "tree_tuned: ECLBH_TIMEOUT must be a positive number of seconds (got '$ECL_LIMIT')" >&2; exit 2 ;; esac
+case $ECL_LIMIT in ''|*[!0-9]*|0*) echo "tree_tuned: ECLBH_TIMEOUT must be a positive number of seconds (got '$ECL_LIMIT')" >&2; exit 2 ;; esac
 for p in step05_barneshut/nbody step05_barneshut/nbody_tuned; do
     [ -x "$(nb_bin "$p")" ] || { echo "tree_tuned: $p is not built (run make first; the student kit leaves the tuned build out)" >&2; exit 3; }
 done
 nb_init_tmp
 ECL=""
 if [ -n "${ECLBH_SRC:-}" ]; then
-    [ -r "$ECLBH_SRC" ] || { echo "tree_tuned: ECLBH_SRC=$ECLBH_SRC: no such readable file" >&2; exit 2; }
+    [ -f "$ECLBH_SRC" ] && [ -r "$ECLBH_SRC" ] || { echo "tree_tuned: ECLBH_SRC=$ECLBH_SRC: no such readable file" >&2; exit 2; }
     ECL="$NB_TMP/ecl-bh"
     mkdir -p "$ECL.run"
     echo "tree_tuned: building ECL-BH from $ECLBH_SRC" >&2
@@ -94,8 +102,8 @@ if [ -n "${ECLBH_SRC:-}" ]; then
         echo "tree_tuned: scripts/accel_error.c did not build ($(tail -n 1 "$NB_TMP/acc.build")): no error for ECL-BH" >&2
     fi
 fi
-# ECL-BH's error at N ($1): "median,p99" on stdout (p99 inf when an
-# acceleration it sampled is not finite), or "," with the reason on stderr.
+# ECL-BH's error at N ($1): "median,p99" on stdout (p99 inf when one of
+# its accelerations is not finite), or "," with the reason on stderr.
 ecl_error() {
     local n=$1 d="$ECL.run" e rc
     [ "$ECL_ERR" = 1 ] || { echo ,; return 0; }
@@ -106,18 +114,18 @@ ecl_error() {
     if [ $rc != 0 ]; then
         [ $rc != 124 ] && [ $rc != 137 ] || echo "killed after $ECL_LIMIT s (ECLBH_TIMEOUT)" >>"$NB_TMP/ecl.err0"
         echo "tree_tuned: ECL-BH's error runs at N = $n failed (exit status $rc): $(tail -n 1 "$NB_TMP/ecl.err0")" >&2
-        rm -f "$d"/*; echo ,; return 0
+        find "$d" -mindepth 1 -delete; echo ,; return 0
     fi
     e=$("$NB_TMP/accel_error" "$n" 0.05 "$d/pos0.txt" "$d/accVel.txt" 2>"$NB_TMP/acc.err")
     rc=$?
-    rm -f "$d"/*
+    find "$d" -mindepth 1 -delete
     set -- $e
     if [ $# != 5 ]; then
         echo "tree_tuned: ECL-BH's error at N = $n could not be measured: $(tail -n 1 "$NB_TMP/acc.err")" >&2
         echo ,; return 0
     fi
     [ $rc = 0 ] || echo "tree_tuned: ECL-BH at N = $n: $(tail -n 1 "$NB_TMP/acc.err")" >&2
-    [ "$5" = 0 ] || { echo "$2,inf"; return 0; }     # a sampled acceleration not finite: no p99
+    [ "$5" = 0 ] && [ $rc = 0 ] || { echo "$2,inf"; return 0; }   # an acceleration not finite: no p99
     echo "$2,$3"
 }
 CSV="$NB_TMP/tree_tuned.csv"
@@ -149,7 +157,7 @@ for n in $NS; do
             2>"$NB_TMP/ecl.err" </dev/null | grep -a '^runtime:' >"$NB_TMP/ecl.out"
         rc=${PIPESTATUS[0]}
         set -e
-        rm -f "$ECL.run"/*
+        find "$ECL.run" -mindepth 1 -delete
         row=$(awk -v s=$((STEPS + 1)) '/^runtime:/ { n = split($0, a, /[()]/); m = split(a[2], k, " ")
                   t = $0; sub(/.*= */, "", t); sub(/ *ms.*/, "", t)
                   if (m == 6 && t + 0 > 0) { printf "%.4f,%.4f", t / s, k[5] / s; exit } }' "$NB_TMP/ecl.out")

@@ -848,8 +848,8 @@ static void t_ref_double_state(void)
  * a = (1/2) / (1 + 0.01)^(3/2) towards the other.  Written to 9 digits the
  * error is float rounding; 1 % off on one body is 1e-2 on it; a NaN is
  * counted (exit 1, one line); a file one line short or one too long, a
- * line that is not three numbers, a missing file, N = 0 or EPS = 0: exit 2
- * and one line. */
+ * line that is not three numbers, a missing file, a directory, N = 0 or
+ * EPS = 0: exit 2 and one line. */
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -873,6 +873,7 @@ static void t_peer_accel_error(void)
         { "2", "1 0 0\n-1 0 0\n1 0 0\n", NULL, 0, 2, 0, 0 },  /* one line too many */
         { "2", "nan 0 0\n-1 0 0\n", NULL, 0, 1, 0, 0 },   /* not finite: counted */
         { "2", NULL, "/nonexistent/pos", 1.0, 2, 0, 0 },
+        { "2", NULL, "/", 1.0, 2, 0, 0 },               /* not a regular file */
         { "0", NULL, NULL, 1.0, 2, 0, 0 },
         { "2", NULL, NULL, 1.0, 2, 0, 0 },              /* EPS 0 (argv below) */
     };
