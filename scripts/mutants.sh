@@ -12,6 +12,9 @@
 #     # grade: check-all     (optional: graded by the whole pipeline, scripts/check_all.sh
 #                            RUNNER -- the results' checks too -- not by the runner alone)
 #     # min-lost: 20         (optional: killed only if at least this many points are lost)
+#     # max-score: 10        (optional, for the controls, mutants/control_*: a non-answer --
+#                            zero, constant or random accelerations -- killed only if the
+#                            student's score of the tests run is at most this % of their points)
 #     # caught by: the tests expected to fail (documentation)
 #
 # The catalog holds the mistakes a hurried student makes and the attacks a
@@ -82,7 +85,7 @@ git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 || in_git=0
 
 # ---- the catalog -------------------------------------------------------------
 field() { sed -n "s/^# $2: *//p" "$1" | head -1; }
-names=() kinds=() runners=() suites=() steps=() modes=() minlost=()
+names=() kinds=() runners=() suites=() steps=() modes=() minlost=() maxscore=()
 for p in "$top"/mutants/*.patch; do
   [ -e "$p" ] || continue
   name=$(basename "$p" .patch)
@@ -101,6 +104,7 @@ for p in "$top"/mutants/*.patch; do
   [ "$which" = all ] || [ "$which" = "$kind" ] || continue
   names+=("$name") kinds+=("$kind") runners+=("$runner") steps+=("$step")
   suites+=("$(field "$p" suites)") modes+=("$(field "$p" grade)") minlost+=("$(field "$p" min-lost)")
+  maxscore+=("$(field "$p" max-score)")
 done
 if [ ${#names[@]} = 0 ]; then echo "mutants: no mutant selected (MUTANTS=$which MUTANT=$glob)" >&2; exit 2; fi
 
@@ -291,10 +295,19 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
       printf 'KILLED\t%s: all its tests fail in check-all\n' "$why" > "$out.line"
     fi
   else
-    local e p f need=${minlost[$k]:-1} why=""
+    local e p f need=${minlost[$k]:-1} why="" cap=${maxscore[$k]}
     IFS=$'\t' read -r e p f < <(score "$tsv")
     [ -f "$d/tests/results/$r.fail" ] && why="; $(head -n 1 "$d/tests/results/$r.fail")"
-    if [ -n "$f" ] && [ $((p - e)) -ge "$need" ]; then
+    if [ -n "$cap" ]; then                     # a control: the student's score, at most cap %
+      local se sp
+      IFS=$'\t' read -r se sp < <(awk -F'\t' '!/^#/ && $9 == "student" && $4 != "SKIP" { e += $5; p += $6 }
+                                               END { printf "%d\t%d\n", e, p }' "$tsv")
+      if [ "$sp" -gt 0 ] && [ $((100 * se)) -le $((cap * sp)) ]; then
+        printf 'KILLED\tscored %d/%d points (%d %%), at most %d %%\n' "$se" "$sp" $((100 * se / sp)) "$cap" > "$out.line"
+      else
+        printf 'SURVIVED\tscored %d/%d points, more than %d %% (%s)\n' "$se" "$sp" "$cap" "$f" > "$out.line"
+      fi
+    elif [ -n "$f" ] && [ $((p - e)) -ge "$need" ]; then
       printf 'KILLED\tlost %d/%d points (%s)%s\n' $((p - e)) "$p" "$f" "$why" > "$out.line"
     elif [ -n "$f" ]; then
       printf 'SURVIVED\tlost only %d/%d points, fewer than its min-lost %d (%s)\n' $((p - e)) "$p" "$need" "$f" > "$out.line"

@@ -42,14 +42,18 @@ typedef struct g_suite {
     CU_pSuite   suite;
     const char *name;
     int         kit;                  /* checks the kit itself, not the student's work */
+    int         optional;             /* an optional exercise: its points apart */
     const nb_test *tests;
     char        skip[256];
     int         skipped;
+    CU_TestFunc gate;                 /* nb_grade_gate(): NULL, none */
+    const char *gate_what;
+    CU_pTest    gate_test;            /* the gate, as a CUnit test of this suite */
 } g_suite;
 
 typedef struct g_result {
     const char *suite, *test;
-    int kit;
+    int kit, optional;
     int points, earned;
     const char *status;            /* PASS, FAIL, SKIP */
     char detail[400];
@@ -73,6 +77,16 @@ static int nsuites;
 static g_result results[MAX_TESTS];
 static int nresults;
 static int registry_ready;
+
+/* The gates' results: each gate function runs once a runner. */
+#define MAX_GATES 8
+static struct { CU_TestFunc fn; int passed; char detail[400]; } gates[MAX_GATES];
+static int ngates;
+
+static const char *kind_of(int kit, int optional)
+{
+    return kit ? "kit" : optional ? "optional" : "student";
+}
 
 static int ensure_registry(void)
 {
@@ -107,6 +121,34 @@ int nb_grade_suite_setup(const char *name, const nb_test *tests, const char *ski
         CU_set_suite_active(g->suite, CU_FALSE);
     }
     nsuites++;
+    return 0;
+}
+
+static g_suite *suite_named(const char *name)
+{
+    for (int s = 0; s < nsuites; s++)
+        if (!strcmp(suites[s].name, name)) return &suites[s];
+    return NULL;
+}
+
+int nb_grade_gate(const char *suite, CU_TestFunc gate, const char *what)
+{
+    g_suite *g = suite_named(suite);
+    if (!g || !gate) return -1;
+    char name[300];
+    snprintf(name, sizeof name, "(gate) %s", what);
+    g->gate_test = CU_add_test(g->suite, strdup(name), gate);
+    if (!g->gate_test) return -1;
+    g->gate = gate;
+    g->gate_what = what;
+    return 0;
+}
+
+int nb_grade_optional(const char *suite)
+{
+    g_suite *g = suite_named(suite);
+    if (!g) return -1;
+    g->optional = 1;
     return 0;
 }
 
@@ -320,6 +362,32 @@ static void remove_tree(const char *path)
     if (pid > 0) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
 }
 
+static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int timeout_s);
+
+/* The index of g's gate in gates[], run now if it has not run yet (one
+ * line, "  GATE ...", and its output). */
+static int run_gate(g_suite *g, int timeout_s)
+{
+    for (int k = 0; k < ngates; k++)
+        if (gates[k].fn == g->gate) return k;
+    if (ngates == MAX_GATES) return -1;
+    int k = ngates++;
+    gates[k].fn = g->gate;
+    nb_test t = { g->gate_test->pName, g->gate, 0 };
+    g_result r;
+    memset(&r, 0, sizeof r);
+    run_test_isolated(g, &t, &r, timeout_s);
+    gates[k].passed = !strcmp(r.status, "PASS");
+    snprintf(gates[k].detail, sizeof gates[k].detail, "%s", r.detail);
+    printf("  GATE %s: %s%s%s\n", g->gate_what, gates[k].passed ? "PASS" : "FAIL", gates[k].passed ? "" : ": ",
+           gates[k].passed ? "" : r.detail);
+    if (!gates[k].passed)
+        printf("       every test that needs these forces is not run and earns nothing until it passes\n");
+    fflush(stdout);
+    free(r.output);
+    return k;
+}
+
 /* Run one test in a child; fill r (status, earned, detail, output). */
 static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int timeout_s)
 {
@@ -523,7 +591,7 @@ static int write_results(const char *runner, int passed, int failed, int skipped
         json_esc(f, r->detail);
         fputc('\t', f);
         json_esc(f, r->output);
-        fprintf(f, "\t%s\n", r->kit ? "kit" : "student");
+        fprintf(f, "\t%s\n", kind_of(r->kit, r->optional));
     }
     if (close_tmp(f, tmp, path)) goto fail;
     snprintf(path, sizeof path, "results/%s.json", runner);
@@ -544,7 +612,7 @@ static int write_results(const char *runner, int passed, int failed, int skipped
         fprintf(f, ", \"test\": ");
         json_str(f, results[k].test);
         fprintf(f, ", \"kind\": \"%s\", \"status\": \"%s\", \"points\": %d, \"earned\": %d, \"detail\": ",
-                results[k].kit ? "kit" : "student", results[k].status, results[k].points, results[k].earned);
+                kind_of(results[k].kit, results[k].optional), results[k].status, results[k].points, results[k].earned);
         json_str(f, results[k].detail);
         fprintf(f, ", \"output\": ");
         json_str(f, results[k].output);
@@ -567,7 +635,7 @@ static void list_tests(void)
             json_esc(stdout, suites[s].name);
             putchar('\t');
             json_esc(stdout, t->name);
-            printf("\t%d\t%s\n", t->points, suites[s].kit ? "kit" : "student");
+            printf("\t%d\t%s\n", t->points & ~NB_T_FORCES_BIT, kind_of(suites[s].kit, suites[s].optional));
         }
 }
 
@@ -583,11 +651,13 @@ int nb_grade_main(const char *runner, int argc, char **argv)
         CU_cleanup_registry();
         return 0;
     }
-    if (argc > 1 && argv[1][0] == '-') {
-        fprintf(stderr, "usage: %s [SUITE | --list]\n", argv[0]);
+    int student_only = argc > 1 && !strcmp(argv[1], "--student");
+    if (argc > 1 && argv[1][0] == '-' && !student_only) {
+        fprintf(stderr, "usage: %s [SUITE | --student | --list]\n", argv[0]);
         return 2;
     }
-    const char *only = argc > 1 ? argv[1] : NULL;      /* optional suite name filter */
+    /* optional suite name filter; --student: the suites of the score alone */
+    const char *only = argc > 1 && !student_only ? argv[1] : NULL;
     CU_set_fail_on_inactive(CU_FALSE);
     CU_set_error_action(CUEA_IGNORE);
     struct sigaction sa;
@@ -620,23 +690,32 @@ int nb_grade_main(const char *runner, int argc, char **argv)
     for (int s = 0; s < nsuites; s++) {
         g_suite *g = &suites[s];
         if (only && !strstr(g->name, only)) continue;
+        if (student_only && (g->kit || g->optional)) continue;
         for (const nb_test *t = g->tests; t->name && nresults < MAX_TESTS; t++) {
             g_result *r = &results[nresults++];
             r->suite = g->name;
             r->kit = g->kit;
+            r->optional = g->optional;
             r->test = t->name;
-            r->points = t->points;
+            r->points = t->points & ~NB_T_FORCES_BIT;
             r->earned = 0;
             r->output = NULL;
             if (g->skipped) {
                 r->status = "SKIP";
                 snprintf(r->detail, sizeof r->detail, "SKIPPED (%s)", g->skip);
-                printf("  SKIP   -/%-3d %s/%s: %s\n", t->points, g->name, t->name, r->detail);
+                printf("  SKIP   -/%-3d %s/%s: %s\n", t->points & ~NB_T_FORCES_BIT, g->name, t->name, r->detail);
                 if (!not_graded) not_graded = g->skip;
                 continue;
             }
             r->detail[0] = '\0';
-            run_test_isolated(g, t, r, timeout_s);
+            int gate = g->gate && !g->kit && !(t->points & NB_T_FORCES_BIT) ? run_gate(g, timeout_s) : -1;
+            if (gate >= 0 && !gates[gate].passed) {
+                r->status = "FAIL";                /* not run: a step without forces earns nothing */
+                snprintf(r->detail, sizeof r->detail, "not run: %.150s failed first (the gate above)",
+                         g->gate_what);
+            } else {
+                run_test_isolated(g, t, r, timeout_s);
+            }
             int fail = strcmp(r->status, "PASS") != 0;
             printf("  %-4s %3d/%-3d %s/%s%s%s\n", r->status, r->earned, r->points, r->suite, r->test,
                    fail ? ": " : "", fail ? r->detail : "");
@@ -644,12 +723,15 @@ int nb_grade_main(const char *runner, int argc, char **argv)
         }
     }
     int passed = 0, failed = 0, skipped = 0, earned = 0, possible = 0, skipped_points = 0;
-    int kit_earned = 0, kit_possible = 0, kit_failed = 0;
+    int kit_earned = 0, kit_possible = 0, kit_failed = 0, opt_earned = 0, opt_possible = 0;
     for (int k = 0; k < nresults; k++) {
         if (results[k].kit) {                       /* the kit's health, not the score */
             kit_possible += results[k].points;
             kit_earned += results[k].earned;
             kit_failed += !strcmp(results[k].status, "FAIL");
+        } else if (results[k].optional) {          /* an optional exercise: apart */
+            opt_possible += results[k].points;
+            opt_earned += results[k].earned;
         } else {
             possible += results[k].points;
             earned += results[k].earned;
@@ -665,6 +747,9 @@ int nb_grade_main(const char *runner, int argc, char **argv)
                possible, skipped_points, skipped, not_graded);
     else if (possible)
         printf("%s: score %d/%d points\n", runner, earned, possible);
+    if (opt_possible)
+        printf("%s: optional exercises %d/%d points (apart: not part of the score)\n", runner, opt_earned,
+               opt_possible);
     if (kit_possible)
         printf("%s: the kit's own checks %d/%d points%s\n", runner, kit_earned, kit_possible,
                kit_failed ? ": the KIT is broken here, not the student's code" : " (not part of the score)");

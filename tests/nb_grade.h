@@ -34,6 +34,8 @@
  * Command line of every runner (handled by nb_grade_main):
  *   run_<runner>           run every suite
  *   run_<runner> SUITE     only the suites whose name contains SUITE
+ *   run_<runner> --student only the suites of the score (not the kit's
+ *                          checks, not the optional exercises)
  *   run_<runner> --list    print "suite<TAB>test<TAB>points" per test, run nothing
  * Environment: NB_TEST_TIMEOUT=seconds (per test, default 120);
  *   NB_GRADE_REQUIRE_GPU=1 makes a runner that is not graded exit 1;
@@ -47,9 +49,14 @@
 typedef struct nb_test {
     const char *name;
     CU_TestFunc fn;
-    int         points;
+    int         points;      /* its points; NB_FORCES(points): see below */
 } nb_test;
 #define NB_TEST_END { NULL, NULL, 0 }
+/* { "name", fn, NB_FORCES(3) }: the test measures the step's forces itself
+ * (accelerations against the double sum), so it runs whatever its suite's
+ * gate said (nb_grade_gate). */
+#define NB_T_FORCES_BIT 0x10000
+#define NB_FORCES(points) ((points) | NB_T_FORCES_BIT)
 
 /* Register a suite; skip_reason NULL = active. Returns 0 or -1. */
 int nb_grade_suite(const char *name, const nb_test *tests, const char *skip_reason);
@@ -57,6 +64,22 @@ int nb_grade_suite(const char *name, const nb_test *tests, const char *skip_reas
  * initialization: a non-zero return fails every test of the suite). */
 int nb_grade_suite_setup(const char *name, const nb_test *tests, const char *skip_reason,
                          CU_InitializeFunc setup);
+/* The suite's gate: a check of the step's forces (accelerations against
+ * the double direct sum, nb_t_gate_forces) run once, in a test child of its
+ * own, before the suite's first test; its result is kept for every suite
+ * that names the same gate function.  While the gate fails, the suite's
+ * tests (but those flagged NB_T_FORCES, which measure the forces
+ * themselves) are not run and earn nothing: "not graded: <what> failed
+ * first: ...".  Momentum, bit-identity, a sanitizer's silence, timers, a
+ * tree's shape are all kept by a force loop that computes nothing; their
+ * points belong to a step whose forces are right.  what: the gate in a
+ * few words ("step01_cpu's accelerations, N = 1000").  0 or -1 (no such
+ * suite). */
+int nb_grade_gate(const char *suite, CU_TestFunc gate, const char *what);
+/* The suite is an optional exercise (kind "optional"): its points are
+ * reported apart, under their own score line, and are no part of the
+ * step's score; its tests fail and pass as any other. */
+int nb_grade_optional(const char *suite);
 /* NULL if the step can run here, else "no usable CUDA device: <reason>"
  * (static).  step->probe runs in a child process (never in the runner). */
 const char *nb_grade_gpu_skip(const nb_step *step);

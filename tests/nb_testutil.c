@@ -359,3 +359,71 @@ void nb_t_check_accel(const nb_step *step, int64_t n, int block, int poison, con
     nb_state_free(&s);
 }
 
+
+/* ---- what a force loop that computes nothing cannot pass ---- */
+
+void nb_t_gate_forces(const nb_step *step, const nb_options *given, const char *label)
+{
+    const int64_t n = 1000;
+    nb_options o = *given;
+    o.n = n;
+    nb_state s;
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", n, 4242, &s) == 0);
+    nb_t_unequal_masses(&s, 4243);
+    float *ax = NULL, *ay = NULL, *az = NULL;
+    int rc = nb_t_step_accel(step, &s, &o, &ax, &ay, &az);
+    NB_ASSERT(rc == 0, "%s: init/accel: exit code %d: %.160s", label, rc, rc ? nb_errmsg() : "");
+    if (!rc) {
+        nb_errstats e;
+        CU_ASSERT_FATAL(nb_accel_errors(&s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
+        nb_tolerance tol = nb_tolerance_for(step->tree, o.theta);
+        printf("       %s: N = %lld Plummer, unequal masses: median %.3g p99 %.3g max %.3g, %lld non-finite\n",
+               label, (long long)n, e.median, e.p99, e.max, (long long)e.nonfinite);
+        NB_ASSERT(nb_within_tolerance(&e, &tol), "%s: accelerations vs the double sum: median %.3g p99 %.3g "
+                  "max %.3g; bounds median %.3g p99 %.3g max %.3g", label, e.median, e.p99, e.max, tol.median,
+                  tol.p99, tol.max);
+    }
+    free(ax); free(ay); free(az);
+    nb_state_free(&s);
+}
+
+double nb_t_motion_error(const nb_state *s0, const nb_state *s1, double eps, double dt, int steps)
+{
+    nb_state r;
+    if (nb_state_copy(&r, s0)) return INFINITY;
+    if (nb_ref_leapfrog(&r, eps, dt, steps)) { nb_state_free(&r); return INFINITY; }
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < s0->n; i++) {
+        double m = s0->m[i];
+        double ru[3] = { (double)r.vx[i] - s0->vx[i], (double)r.vy[i] - s0->vy[i], (double)r.vz[i] - s0->vz[i] };
+        double su[3] = { (double)s1->vx[i] - s0->vx[i], (double)s1->vy[i] - s0->vy[i],
+                         (double)s1->vz[i] - s0->vz[i] };
+        double d2 = 0, r2 = 0;
+        for (int q = 0; q < 3; q++) { d2 += (su[q] - ru[q]) * (su[q] - ru[q]); r2 += ru[q] * ru[q]; }
+        num += m * sqrt(d2);
+        den += m * sqrt(r2);
+    }
+    nb_state_free(&r);
+    double e = den > 0 ? num / den : INFINITY;
+    return isfinite(e) ? e : INFINITY;
+}
+
+void nb_t_assert_motion(const nb_state *s0, const nb_state *s1, const nb_options *o, int steps, int tree,
+                        const char *label)
+{
+    double e = nb_t_motion_error(s0, s1, o->eps, o->dt, steps);
+    double bound = tree ? NB_T_MOTION_TREE : NB_T_MOTION_ALLPAIRS;
+    printf("       %s: the change of velocity over %d steps vs the double leapfrog: %.3g of its size "
+           "(bound %.0e)\n", label, steps, e, bound);
+    NB_ASSERT(e <= bound, "%s: the velocities changed unlike the forces say: sum m|dv - dv_ref| / sum m|dv_ref| "
+              "over %d steps = %.3g, bound %.0e (a force loop that computes nothing gives 1)", label, steps, e,
+              bound);
+}
+
+void nb_t_gate_table(const nb_step *step)
+{
+    nb_options o;
+    nb_options_default(&o);
+    o.threads = 2;
+    nb_t_gate_forces(step, &o, step->name);
+}

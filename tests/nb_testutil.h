@@ -101,4 +101,23 @@ int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *
 #define NB_ASSERT_OK_FATAL(what, rc) do { int r_ = (rc); \
     NB_ASSERT_FATAL(r_ == 0, "%s: exit code %d: %.150s", (what), r_, r_ ? nb_errmsg() : ""); } while (0)
 
+/* The gate of a step's suites (nb_grade_gate): its accelerations at N = 1000
+ * (Plummer, unequal masses; o's softening and theta) within the step's
+ * tolerance of the double direct sum. */
+void nb_t_gate_forces(const nb_step *step, const nb_options *o, const char *label);
+/* Did a run move its bodies as the forces say?  s1 is s0 after `steps`
+ * steps of the step under test; the grader runs the double leapfrog
+ * (nb_ref_leapfrog) from s0 and compares the changes of velocity:
+ * sum_i m_i |dv_i - dv_ref,i| / sum_i m_i |dv_ref,i| (inf if not finite).
+ * A run whose forces are zero gives 1, a constant or random force more.
+ * Bounds: float all-pairs 1e-3 (measured ~1e-6 over 100 steps of a
+ * Plummer sphere), the tree at theta 0.5 2e-2 (its force errors, ~1e-3). */
+#define NB_T_MOTION_ALLPAIRS 1e-3
+#define NB_T_MOTION_TREE     2e-2
+/* nb_t_gate_forces() with the step's default options (2 threads). */
+void nb_t_gate_table(const nb_step *step);
+double nb_t_motion_error(const nb_state *s0, const nb_state *s1, double eps, double dt, int steps);
+void nb_t_assert_motion(const nb_state *s0, const nb_state *s1, const nb_options *o, int steps, int tree,
+                        const char *label);
+
 #endif

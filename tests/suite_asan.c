@@ -119,6 +119,9 @@ static void t_tree_cases(void)
     NB_ASSERT(!bad, "%s", why);
 }
 
+static char gate_what[160];
+static void gate(void) { nb_t_gate_table(S); }
+
 void nb_asan_register(const nb_step *asan_table)
 {
     S = asan_table;
@@ -128,4 +131,6 @@ void nb_asan_register(const nb_step *asan_table)
         { "asan_ubsan_clean_n1_n2_n3_n33_n1001_threads", t_runs, 2 },
         { "asan_ubsan_clean_deep_trees_coincident_far_body", t_tree_cases, 3 }, NB_TEST_END };
     nb_grade_suite(S->tree ? "sanitizers (cpu)" : "sanitizers", S->tree ? tree : allpairs, NULL);
+    snprintf(gate_what, sizeof gate_what, "%s under ASan: its accelerations at N = 1000", S->name);
+    nb_grade_gate(S->tree ? "sanitizers (cpu)" : "sanitizers", gate, gate_what);
 }

@@ -121,17 +121,22 @@ static void t_sanitizer(void)
 }
 
 static const nb_test gpu_tests[] = {
-    { "accel_odd_n_1_2_3_31_4097_100003", t_odd_n, 4 },
-    { "accel_other_block_sizes", t_blocks, 3 },
-    { "poisoned_output_buffers", t_poison, 3 },
+    { "accel_odd_n_1_2_3_31_4097_100003", t_odd_n, NB_FORCES(4) },
+    { "accel_other_block_sizes", t_blocks, NB_FORCES(3) },
+    { "poisoned_output_buffers", t_poison, NB_FORCES(3) },
     { "agrees_with_float_and_double_leapfrog_after_10_steps", t_agree_float_double, 3 },
     { "compute_sanitizer_memcheck_racecheck", t_sanitizer, 3 },
     NB_TEST_END
 };
+
+static char gate_what[160];
+static void gate(void) { nb_t_gate_table(S); }
 
 void nb_gpu_allpairs_register(const nb_step *step, const char *binary)
 {
     S = step;
     BIN = binary;
     nb_grade_suite("gpu", gpu_tests, nb_grade_gpu_skip(step));
+    snprintf(gate_what, sizeof gate_what, "%s: its accelerations at N = 1000", step->name);
+    nb_grade_gate("gpu", gate, gate_what);
 }

@@ -205,6 +205,8 @@ static void t_failing_gpu(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "fake failure"));
 }
 
+static void gate(void) { nb_t_gate_table(S6); }
+
 void nb_multigpu_register(const nb_step *step06, const nb_step *step05)
 {
     S6 = step06;
@@ -213,11 +215,15 @@ void nb_multigpu_register(const nb_step *step06, const nb_step *step05)
         { "P = 1 equals step05 body for body (bit-identical, 5 steps)", t_p1_equals_step05, 3 },
         { "P = all GPUs equals step05 body for body (bit-identical, 5 steps)",
           t_pall_equals_step05, 3 },
-        { "theta 0 = direct sum over all GPUs (N^2 interactions, max 1e-4)", t_theta0_direct_sum, 2 },
+        { "theta 0 = direct sum over all GPUs (N^2 interactions, max 1e-4)", t_theta0_direct_sum,
+          NB_FORCES(2) },
         { "--gpus past the GPUs present: exit 2 naming the count", t_too_many_gpus, 1 },
         { "NCCL_NVLS_ENABLE is 0 inside the program", t_nvls_off, 1 },
         { "a failing GPU: exit 3 naming it, no hang", t_failing_gpu, 1 },
         NB_TEST_END
     };
     nb_grade_suite("step06 multigpu", tests, nb_grade_gpu_skip(S6));
+    static char what[160];
+    snprintf(what, sizeof what, "%s: its accelerations at N = 1000 (theta 0.5)", S6->name);
+    nb_grade_gate("step06 multigpu", gate, what);
 }

@@ -36,8 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "nb_grade.h"
 #include "nb_ic.h"
+#include "nb_io.h"
 #include "nb_testutil.h"
 #include "nb_verify.h"
 
@@ -301,17 +303,26 @@ static void t_same_bits(void)
 
 static char out[1 << 16], err[1 << 14];
 
+/* --check in double and mixed: exit 0 and its report, and the points from
+ * what the program computed: the state it saved after 3 steps against the
+ * double leapfrog from the same model */
 static void t_check_exit(void)
 {
-    static const char *const runs[][6] = {
-        { "-n", "1001", "-s", "3", "--precision", "double" },
-        { "-n", "1001", "-s", "3", "--precision", "mixed" },
-        { "-n", "3000", "--ic", "clusters", "--precision", "double" },
+    static const char *const runs[][8] = {
+        { "-n", "1001", "-s", "3", "--precision", "double", "plummer" },
+        { "-n", "1001", "-s", "3", "--precision", "mixed", "plummer" },
+        { "-n", "3000", "-s", "3", "--precision", "double", "clusters" },
     };
     for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
-        char *argv[10] = { (char *)BIN };
+        char f[300];
+        snprintf(f, sizeof f, "%s", nb_t_tmpfile(0, ".txt"));
+        char *argv[14] = { (char *)BIN };
         for (int q = 0; q < 6; q++) argv[1 + q] = (char *)runs[k][q];
         argv[7] = "--check";
+        argv[8] = "--ic";
+        argv[9] = (char *)runs[k][6];
+        argv[10] = "--save";
+        argv[11] = f;
         int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
         const char *line = strstr(out, "check:");
         printf("       %s %s %s %s %s %s --check: exit %d, %.*s\n", runs[k][0], runs[k][1], runs[k][2],
@@ -320,15 +331,59 @@ static void t_check_exit(void)
         NB_ASSERT(rc == 0 && line && strstr(line, "-> PASS"), "%s %s %s %s --precision %s --check: exit %d, "
                   "expected 0 and '-> PASS': %.120s", runs[k][0], runs[k][1], runs[k][2], runs[k][3], runs[k][5],
                   rc, err);
+        nb_state g, s1;
+        int64_t n = atoi(runs[k][1]);
+        CU_ASSERT_FATAL(nb_ic_generate(runs[k][6], n, 1, &g) == 0);
+        if (rc == 0 && nb_state_read(f, &s1) == 0) {
+            nb_options o = opts(n, 0);
+            char what[120];
+            snprintf(what, sizeof what, "--precision %s, --ic %s: the state --check saved", runs[k][5], runs[k][6]);
+            NB_ASSERT(s1.n == n, "%s: %lld bodies, expected %lld", what, (long long)s1.n, (long long)n);
+            if (s1.n == n) nb_t_assert_motion(&g, &s1, &o, 3, 0, what);
+            nb_state_free(&s1);
+        } else {
+            NB_ASSERT(0, "--precision %s --check --save: no state saved (exit %d): %.120s", runs[k][5], rc, nb_errmsg());
+        }
+        nb_state_free(&g);
+        unlink(f);
+    }
+}
+
+/* The suite's gate: the double and the mixed path's accelerations at
+ * N = 1000 (Plummer, unequal masses), as accel() rounds them to float,
+ * within single precision's bounds: a path that computes nothing fails;
+ * the tests above hold each to its own precision. */
+static void gate(void)
+{
+    const int p[2] = { NB_PREC_DOUBLE, NB_PREC_MIXED };
+    for (int k = 0; k < 2; k++) {
+        nb_options o = opts(1000, p[k]);
+        nb_state s;
+        CU_ASSERT_FATAL(nb_ic_generate("plummer", 1000, 4242, &s) == 0);
+        nb_t_unequal_masses(&s, 4243);
+        float *ax = NULL, *ay = NULL, *az = NULL;
+        int rc = nb_t_step_accel(S, &s, &o, &ax, &ay, &az);
+        NB_ASSERT(rc == 0, "%s: init/accel: exit code %d", k ? "mixed" : "double", rc);
+        if (!rc) {
+            nb_errstats e;
+            CU_ASSERT_FATAL(nb_accel_errors(&s, o.eps, ax, ay, az, NB_REF_SAMPLES, &e) == 0);
+            nb_tolerance tol = nb_tolerance_for(0, o.theta);   /* rounded to float: a float's bounds */
+            printf("       --precision %s: N = 1000: median %.3g p99 %.3g max %.3g\n", k ? "mixed" : "double",
+                   e.median, e.p99, e.max);
+            NB_ASSERT(nb_within_tolerance(&e, &tol), "--precision %s: accelerations vs the double sum: max %.3g, "
+                      "bound %.3g", k ? "mixed" : "double", e.max, tol.max);
+        }
+        free(ax); free(ay); free(az);
+        nb_state_free(&s);
     }
 }
 
 static const nb_test precision_tests[] = {
-    { "double_hand_computed_configurations_1e-12", t_double_hand, 2 },
+    { "double_hand_computed_configurations_1e-12", t_double_hand, NB_FORCES(2) },
     { "double_leapfrog_tracks_double_reference", t_double_leapfrog, 1 },
-    { "accel_double_mixed_n1_2_3_1000_4097", t_accel_each, 1 },
-    { "mixed_offset_clusters_10x_better_than_float_sum", t_mixed_clusters, 2 },
-    { "mixed_large_n_error_does_not_grow", t_mixed_large_n, 2 },
+    { "accel_double_mixed_n1_2_3_1000_4097", t_accel_each, NB_FORCES(1) },
+    { "mixed_offset_clusters_10x_better_than_float_sum", t_mixed_clusters, NB_FORCES(2) },
+    { "mixed_large_n_error_does_not_grow", t_mixed_large_n, NB_FORCES(2) },
     { "mixed_system_far_from_origin_tracks_double", t_mixed_far, 1 },
     { "double_mixed_bit_identical_runs", t_same_bits, 1 },
     { "check_option_passes_double_mixed", t_check_exit, 1 },
@@ -340,4 +395,5 @@ void nb_precision_register(const nb_step *step, const char *binary)
     S = step;
     BIN = binary;
     nb_grade_suite("precision", precision_tests, nb_grade_gpu_skip(step));
+    nb_grade_gate("precision", gate, "--precision double and mixed: their accelerations at N = 1000");
 }

@@ -63,12 +63,19 @@ static void run_tool(const char *tool)
 static void t_memcheck(void) { run_tool("memcheck"); }
 static void t_racecheck(void) { run_tool("racecheck"); }
 
+static const nb_step *GS;
+static char gate_what[160];
+static void gate(void) { nb_t_gate_table(GS); }
+
 void nb_sanitizer_register(const nb_step *step, const char *binary, const char *extra, int racecheck)
 {
     BIN = binary;
+    GS = step;
     EXTRA = extra;
     static const nb_test mem_only[] = { { "memcheck_clean", t_memcheck, 2 }, NB_TEST_END };
     static const nb_test both[] = { { "memcheck_clean", t_memcheck, 2 },
                                     { "racecheck_clean", t_racecheck, 2 }, NB_TEST_END };
     nb_grade_suite("sanitizer", racecheck ? both : mem_only, nb_grade_gpu_skip(step));
+    snprintf(gate_what, sizeof gate_what, "%s: its accelerations at N = 1000", step->name);
+    nb_grade_gate("sanitizer", gate, gate_what);
 }

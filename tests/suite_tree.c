@@ -896,6 +896,9 @@ static void t_gpu_1000_builds(void)
 
 /* The GPU suite alone, under its own name (step05's tuned build: the
  * lesson's CPU code, cpu, is the reference its GPU cases compare with). */
+static void gate_gpu(void) { nb_t_gate_table(GPU.step); }
+static void gate_cpu(void) { nb_t_gate_table(CPU.step); }
+
 void nb_tree_register_gpu(const nb_step *gpu, const nb_step *cpu, const char *step_binary,
                           const char *suite)
 {
@@ -904,8 +907,8 @@ void nb_tree_register_gpu(const nb_step *gpu, const nb_step *cpu, const char *st
     binary = step_binary;
     static const nb_test gpu_tests[] = {
         { "gpu tree invariants (plummer 10007, disk 4099)", t_gpu_invariants, 3 },
-        { "gpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_gpu_theta0, 2 },
-        { "gpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_gpu_plummer65536, 3 },
+        { "gpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_gpu_theta0, NB_FORCES(2) },
+        { "gpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_gpu_plummer65536, NB_FORCES(3) },
         { "gpu coincident bodies (2, 3, 1000 at one point)", t_gpu_coincident, 2 },
         { "gpu bodies on cell boundaries", t_gpu_boundaries, 1 },
         { "gpu tight clusters 1e-3 and 1e-5 apart (p99 1e-3)", t_gpu_clusters, 2 },
@@ -923,14 +926,17 @@ void nb_tree_register_gpu(const nb_step *gpu, const nb_step *cpu, const char *st
         NB_TEST_END
     };
     nb_grade_suite(suite, gpu_tests, nb_grade_gpu_skip(GPU.step));
+    static char what[160];
+    snprintf(what, sizeof what, "%s: its accelerations at N = 1000 (theta 0.5)", GPU.step->name);
+    nb_grade_gate(suite, gate_gpu, what);
 }
 
 void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_binary)
 {
     static const nb_test cpu_tests[] = {
         { "cpu tree invariants (plummer 10007, disk 4099)", t_cpu_invariants, 3 },
-        { "cpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_cpu_theta0, 2 },
-        { "cpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_cpu_plummer65536, 3 },
+        { "cpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_cpu_theta0, NB_FORCES(2) },
+        { "cpu plummer 65536 theta 0.5 (median 1e-3, p99 1e-2)", t_cpu_plummer65536, NB_FORCES(3) },
         { "cpu coincident bodies (2, 3, 1000 at one point)", t_cpu_coincident, 2 },
         { "cpu bodies on cell boundaries", t_cpu_boundaries, 1 },
         { "cpu tight clusters 1e-3 and 1e-5 apart (p99 1e-3)", t_cpu_clusters, 2 },
@@ -947,5 +953,6 @@ void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_b
         NB_TEST_END
     };
     nb_grade_suite("step05 cpu tree", cpu_tests, NULL);
+    nb_grade_gate("step05 cpu tree", gate_cpu, "step05_barneshut --cpu: its accelerations at N = 1000 (theta 0.5)");
     nb_tree_register_gpu(gpu, cpu, step_binary, "step05 gpu tree");
 }

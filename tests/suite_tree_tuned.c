@@ -524,6 +524,8 @@ static void t_bad_tune(void)
     unsetenv("NB_TUNE");
 }
 
+static void gate(void) { nb_t_gate_table(S); }
+
 void nb_tree_tuned_register(const nb_step *step, const char *binary)
 {
     S = step;
@@ -544,4 +546,7 @@ void nb_tree_tuned_register(const nb_step *step, const char *binary)
         NB_TEST_END
     };
     nb_grade_suite("step05 tuned", tests, nb_grade_gpu_skip(step));
+    static char what[160];
+    snprintf(what, sizeof what, "%s: its accelerations at N = 1000", step->name);
+    nb_grade_gate("step05 tuned", gate, what);
 }

@@ -270,23 +270,28 @@ static void t_bad_tune(void)
 }
 
 static const nb_test tuned_tests[] = {
-    { "every_path_accel_vs_reference_n1_2_33_1000_4097", t_every_path_accel, 4 },
+    { "every_path_accel_vs_reference_n1_2_33_1000_4097", t_every_path_accel, NB_FORCES(4) },
     { "every_path_bit_identical_runs_fused_or_not_graph_or_not", t_every_path_same_bits, 3 },
     { "every_path_compute_sanitizer_memcheck", t_every_path_memcheck, 2 },
     { "newton_paths_compute_sanitizer_racecheck", t_newton_racecheck, 1 },
     { "newton_paths_compute_sanitizer_synccheck", t_newton_synccheck, 1 },
     { "malformed_nb_tune_exit_2", t_bad_tune, 1 },
-    { "double_every_path_accel_n1_33_1000_4097", t_double_paths_accel, 2 },
-    { "mixed_every_path_accel_n1_33_1000_4097", t_mixed_paths_accel, 2 },
+    { "double_every_path_accel_n1_33_1000_4097", t_double_paths_accel, NB_FORCES(2) },
+    { "mixed_every_path_accel_n1_33_1000_4097", t_mixed_paths_accel, NB_FORCES(2) },
     { "double_mixed_bit_identical_fused_or_not", t_wide_same_bits, 2 },
     { "double_mixed_compute_sanitizer_memcheck", t_wide_memcheck, 1 },
     { "double_mixed_newton_compute_sanitizer_racecheck", t_wide_racecheck, 1 },
     NB_TEST_END
 };
 
+static void gate(void) { nb_t_gate_table(S); }
+
 void nb_tuned_register(const nb_step *step, const char *binary)
 {
     S = step;
     BIN = binary;
     nb_grade_suite("tuned", tuned_tests, nb_grade_gpu_skip(step));
+    static char what[160];
+    snprintf(what, sizeof what, "%s: its accelerations at N = 1000", step->name);
+    nb_grade_gate("tuned", gate, what);
 }
