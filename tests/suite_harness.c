@@ -65,6 +65,9 @@ static void hangs(void)
     }
 }
 
+static void gate_fails(void) { printf("       fake gate: p99 1 (bound 0.01)\n"); CU_ASSERT(1 <= 0.01); }
+static void gate_passes(void) { CU_ASSERT(0.001 <= 0.01); }
+
 int nb_harness_selftest(const char *mode)
 {
     static const nb_test gpu_tests[] = { { "gpu_a", must_not_run, 5 }, { "gpu_b", must_not_run, 5 }, NB_TEST_END };
@@ -80,6 +83,23 @@ int nb_harness_selftest(const char *mode)
         nb_grade_suite("fake_gpu", gpu_tests, nb_grade_gpu_skip(&fake_gpu_step));
         nb_grade_suite("fake_cpu", cpu_tests, NULL);
         if (probe_ran_here) printf("the device probe ran in the runner process\n");
+    } else if (!strcmp(mode, "--selftest-gate")) {
+        /* a gate that fails: its suites' tests are not run (but the force
+         * tests), two suites share it (it runs once); a gate that passes;
+         * an optional exercise, its points apart */
+        static const nb_test gated[] = { { "forces", passes, NB_FORCES(2) }, { "momentum", must_not_run, 3 },
+                                         NB_TEST_END };
+        static const nb_test gated2[] = { { "bits", must_not_run, 1 }, NB_TEST_END };
+        static const nb_test open_tests[] = { { "momentum", passes, 3 }, NB_TEST_END };
+        static const nb_test extra[] = { { "extra", passes, 4 }, NB_TEST_END };
+        nb_grade_suite("fake_gated", gated, NULL);
+        nb_grade_suite("fake_gated2", gated2, NULL);
+        nb_grade_suite("fake_open", open_tests, NULL);
+        nb_grade_suite("fake_optional", extra, NULL);
+        nb_grade_gate("fake_gated", gate_fails, "fake forces");
+        nb_grade_gate("fake_gated2", gate_fails, "fake forces");
+        nb_grade_gate("fake_open", gate_passes, "fake good forces");
+        nb_grade_optional("fake_optional");
     } else if (!strcmp(mode, "--selftest-crash")) {
         nb_grade_suite("fake_crash", crash_tests, NULL);
         nb_grade_suite("fake_init", cpu_tests, NULL);            /* its setup fails */
@@ -178,6 +198,29 @@ static void t_crash_exit_hang(void)
     /* the hang costs its time limit (2 s), not the runner's */
     if (secs > 30) printf("       the crash selftest took %.1f s (bound 30 s)\n", secs);
     CU_ASSERT(secs <= 30);
+}
+
+/* A suite's gate: while it fails, its tests (but the force tests) are not
+ * run and earn nothing; it runs once for the suites that share it; an
+ * optional exercise's points are apart from the score. */
+static void t_gate_and_optional(void)
+{
+    char *argv[] = { (char *)nb_harness_self, "--selftest-gate", NULL };
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "  GATE fake forces: FAIL: 1 <= 0.01");
+    EXPECT_HAS(out, "PASS   2/2   fake_gated/forces\n");
+    EXPECT_HAS(out, "FAIL   0/3   fake_gated/momentum: not run: fake forces failed first (the gate above)\n");
+    EXPECT_HAS(out, "FAIL   0/1   fake_gated2/bits: not run: fake forces failed first (the gate above)\n");
+    EXPECT_HAS(out, "  GATE fake good forces: PASS\n");
+    EXPECT_HAS(out, "PASS   3/3   fake_open/momentum\n");
+    EXPECT_HAS(out, "PASS   4/4   fake_optional/extra\n");
+    EXPECT_HAS(out, "selftest: score 5/9 points\n");
+    EXPECT_HAS(out, "selftest: optional exercises 4/4 points (apart: not part of the score)\n");
+    EXPECT_LACKS(out, "inactive suite ran");
+    EXPECT_LACKS(out, "a test of an inactive suite ran");
+    const char *first = strstr(out, "GATE fake forces");
+    EXPECT_LACKS(first ? first + 1 : out, "GATE fake forces");      /* once */
 }
 
 /* write text to dir/name */
@@ -415,6 +458,7 @@ static const nb_test harness_tests[] = {
     { "gpu_suite_without_device_is_not_graded", t_skip_is_not_graded, 2 },
     { "failing_test_fails_the_run", t_failure_fails, 2 },
     { "crash_exit_hang_fail_only_their_test", t_crash_exit_hang, 2 },
+    { "gate_fails_its_suites_optional_apart", t_gate_and_optional, 2 },
     { "grade_table_rejects_missing_foreign_and_partial_results", t_grade_table, 2 },
     { "sandbox_contains_a_hostile_program", t_sandbox, 2 },
     { "manifest_matches_runners_list", t_manifest, 1 },
