@@ -5,7 +5,9 @@
 #
 # In README.md, docs/*.md and handouts/*.md:
 #  - a number right after a marker <!--count:KEY--> is the value of KEY:
-#      points:RUNNER   the student's points of a runner (tests/manifest.tsv)
+#      points:RUNNER   the student's points of a runner (tests/manifest.tsv;
+#                      its score: not the kit's checks, not the optional exercises)
+#      optional:RUNNER the points of its optional exercises, apart from the score
 #      points:RUNNER/SUITE   the points of one of its suites
 #      kit:RUNNER      the points of its kit checks (its cli suite; common: all)
 #      tests:RUNNER    its tests, the student's and the kit's
@@ -33,8 +35,9 @@ manifest=tests/manifest.tsv
 values=$(mktemp)
 trap 'rm -f "$values" "$values".*' EXIT
 awk -F'\t' '!/^#/ { r = $1; t[r]++; T++; runs[r] = 1; su[r "/" $2] += $4
-                     if ($5 == "kit") { k[r] += $4; K += $4 } else { p[r] += $4; P += $4 } }
-  END { for (r in runs) printf "points:%s\t%d\nkit:%s\t%d\ntests:%s\t%d\n", r, p[r], r, k[r], r, t[r]
+                     if ($5 == "kit") { k[r] += $4; K += $4 } else if ($5 == "optional") o[r] += $4
+                     else { p[r] += $4; P += $4 } }
+  END { for (r in runs) printf "points:%s\t%d\nkit:%s\t%d\ntests:%s\t%d\noptional:%s\t%d\n", r, p[r], r, k[r], r, t[r], r, o[r]
         for (x in su) printf "points:%s\t%d\n", x, su[x]
         printf "points:total\t%d\nkit:total\t%d\ntests:total\t%d\n", P, K, T
         n = 0; for (r in runs) n++; printf "runners\t%d\n", n }' "$manifest" > "$values"
