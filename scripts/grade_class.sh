@@ -15,7 +15,11 @@
 #     common/, the makefiles, scripts/ and .ci/run are the kit's.
 #     Where theirs differ from the kit's (or they added files there), the
 #     student is flagged and the files listed -- a student who edits the
-#     grader is graded by the real one and named;
+#     grader is graded by the real one and named; and where the kit's
+#     files or programs change while check-all runs (its own check, before
+#     and after every runner: scripts/check_all.sh), the row is 0 and
+#     flagged "TAMPERED: kit files changed during the run", the changes
+#     kept in SUBMISSIONS/.grades/<student>/tampered.txt;
 #  3. `make check-all` (STEPS: the steps to grade, default every step of the
 #     kit), each test limited to CLASS_TEST_TIMEOUT seconds (60), each runner
 #     to CLASS_RUNNER_TIMEOUT (900), the whole student to CLASS_TIMEOUT
@@ -33,7 +37,8 @@
 # OUT: one row per student, one column per graded step (its points,
 # "earned/possible"), the total (the student's score: the kit's own checks
 # are not part of it), the points not graded (no usable GPU), and flags
-# ("; "-separated: changed kit files, runners that scored 0 and why -- a
+# ("; "-separated: changed kit files, a kit TAMPERED during the run,
+# runners that scored 0 and why -- a
 # log named by its path under SUBMISSIONS/.grades/<student>/, where it is
 # kept --, a degraded sandbox, a time-out).  Written by
 # scripts/grade_report.py with the csv module (a name or a flag with a
@@ -155,6 +160,8 @@ for s in "${students[@]}"; do
     rm -f "$res"/*.tsv "$res"/summary.json
   fi
   cp "$res"/*.json "$res"/*.tsv "$res"/*.fail "$res"/*.build.log "$log/" 2>/dev/null
+  # what of the kit changed while check-all ran (scripts/check_all.sh)
+  [ -s "$res/.integrity/tampered" ] && cp "$res/.integrity/tampered" "$log/tampered.txt"
   # the reasons of the runners that scored 0, their logs named where they are kept
   for f in "$res"/*.fail; do
     [ -e "$f" ] || continue
@@ -164,7 +171,7 @@ for s in "${students[@]}"; do
   grep -q $'\tsandbox=degraded' "$res"/*.tsv 2>/dev/null && flags+=("sandbox DEGRADED: student code ran unboxed")
   [ -s "$res/summary.json" ] || flags+=("no grade (check-all exited $rc: see $log/check-all.log)")
   # the row: the runners' points (the kit's checks and the common runner
-  # left out)
+  # left out), all 0 and flagged TAMPERED if the kit changed during the run
   PYTHONDONTWRITEBYTECODE=1 python3 -I "$top/scripts/grade_report.py" class-row "$res" "$s" "$rows" $steps -- \
     "${flags[@]+"${flags[@]}"}" || { echo "grade-class: the row of $s cannot be written" >&2; exit 2; }
   [ "${CLASS_KEEP:-0}" = 1 ] || rm -rf "$dst"

@@ -29,7 +29,8 @@
 #          nobody, so it does not build (0, "could not be built") and the
 #          secret is nowhere in the gradebook or its logs.
 # grades.csv (read with the csv module) must have the header and the five
-# (six) rows so.
+# (six) rows so.  Then tests/grade_tamper_test.sh: a kit changed while
+# check-all runs is TAMPERED in every report and scores 0.
 # Environment: CUNIT_PREFIX, ARCH passed on; KEEP_TMP=1 keeps the directory.
 # Exit 0 when every check passed, 1 otherwise.
 set -uo pipefail
@@ -164,6 +165,10 @@ else
   echo "skip frank (a file only root may read, built in): not root here, the build is not made unprivileged"
 fi
 check "$students rows" test "$(python3 -c 'import csv, sys; print(len(list(csv.reader(open(sys.argv[1], newline="")))) - 1)' "$csv")" = "$students"
+# a kit changed while check-all runs (which the box above never lets a
+# student do): a small kit of stand-in runners, graded by the same scripts
+check "a kit changed during the run: TAMPERED everywhere, scored 0 (tests/grade_tamper_test.sh)" \
+  bash -c 'set -o pipefail; bash "$1/tests/grade_tamper_test.sh" 2>&1 | sed "s/^/    [tamper] /"' _ "$top"
 echo
 if [ $failed = 0 ]; then echo "grade_class_test: PASS ($checks checks)"; exit 0; fi
 # what the students lost, for the failed checks above
