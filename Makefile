@@ -46,7 +46,7 @@ endif
 deps:
 	@scripts/ensure_deps.sh png
 deps-test:
-	@scripts/ensure_deps.sh png cunit
+	@scripts/ensure_deps.sh png cunit grade
 # every Debian package of every documented target (scripts/ensure_deps.sh --list all)
 setup:
 	@scripts/ensure_deps.sh all

@@ -6,6 +6,7 @@
 #   WHAT       packages              needed by
 #   png        libpng-dev pkg-config  every build (frames, --render)
 #   cunit      libcunit1-dev          the tests (make check-all, make -C stepNN check)
+#   grade      python3                the grade's reports (make check-all, make grade-class)
 #   gnuplot    gnuplot-nox            make plots
 #   ffmpeg     ffmpeg                 make movie
 #   chromium   chromium               make report-check (headless browser)
@@ -27,12 +28,13 @@ VIEW_PKGS=(libglfw3-dev libegl-dev libopengl-dev libgl-dev libegl-mesa0 libglx-m
 # SHA-1 (nettle), JPEG (libjpeg-turbo), and python3 for its tests
 # (tests/serve_check.py drives chromium, above, and raw WebSocket clients).
 SERVE_PKGS=(libmicrohttpd-dev libwslay-dev nettle-dev libturbojpeg0-dev python3)
-ALL=(png cunit gnuplot ffmpeg chromium view serve)
+ALL=(png cunit grade gnuplot ffmpeg chromium view serve)
 
 pkgs_of() {
   case $1 in
     png) echo libpng-dev pkg-config ;;
     cunit) echo libcunit1-dev ;;
+    grade) echo python3 ;;
     gnuplot) echo gnuplot-nox ;;
     ffmpeg) echo ffmpeg ;;
     chromium) echo chromium ;;
@@ -53,6 +55,7 @@ present() {
     png)
       command -v pkg-config >/dev/null 2>&1 &&
         echo '#include <png.h>' | $cc -E -x c - $(pkg-config --cflags libpng 2>/dev/null) >/dev/null 2>&1 ;;
+    grade) command -v python3 >/dev/null 2>&1 ;;
     gnuplot) command -v gnuplot >/dev/null 2>&1 ;;
     ffmpeg) command -v ffmpeg >/dev/null 2>&1 ;;
     chromium) command -v chromium >/dev/null 2>&1 ;;

@@ -15,7 +15,11 @@
 #     common/, the makefiles, scripts/ and .ci/run are the kit's.
 #     Where theirs differ from the kit's (or they added files there), the
 #     student is flagged and the files listed -- a student who edits the
-#     grader is graded by the real one and named;
+#     grader is graded by the real one and named; and where the kit's
+#     files or programs change while check-all runs (its own check, before
+#     and after every runner: scripts/check_all.sh), the row is 0 and
+#     flagged "TAMPERED: kit files changed during the run", the changes
+#     kept in SUBMISSIONS/.grades/<student>/tampered.txt;
 #  3. `make check-all` (STEPS: the steps to grade, default every step of the
 #     kit), each test limited to CLASS_TEST_TIMEOUT seconds (60), each runner
 #     to CLASS_RUNNER_TIMEOUT (900), the whole student to CLASS_TIMEOUT
@@ -33,8 +37,14 @@
 # OUT: one row per student, one column per graded step (its points,
 # "earned/possible"), the total (the student's score: the kit's own checks
 # are not part of it), the points not graded (no usable GPU), and flags
-# (";"-separated: changed kit files, runners that scored 0 and why, a
-# degraded sandbox, a time-out).  The logs: SUBMISSIONS/.grades/<student>/.
+# ("; "-separated: changed kit files, a kit TAMPERED during the run,
+# runners that scored 0 and why -- a
+# log named by its path under SUBMISSIONS/.grades/<student>/, where it is
+# kept --, a degraded sandbox, a time-out).  Written by
+# scripts/grade_report.py with the csv module (a name or a flag with a
+# comma, a quote or a newline stays one field; a byte that is not UTF-8 is
+# written \xNN), whole, then renamed over OUT.  The logs:
+# SUBMISSIONS/.grades/<student>/ (check-all.log, the results, the build logs).
 #
 # Environment: STEPS, CLASS_TEST_TIMEOUT, CLASS_RUNNER_TIMEOUT,
 # CLASS_TIMEOUT, CLASS_KEEP=1 (keep the copies), MAKE (the make to call),
@@ -96,8 +106,8 @@ protected() {   # DIR: the protected files under it, relative
 }
 
 # ---- 2, 3. each student ----
-runners_header=""
-rows=()
+rows=$work/rows.jsonl   # one JSON line per student (scripts/grade_report.py class-row)
+: > "$rows"
 for s in "${students[@]}"; do
   src=$subs/$s
   dst=$work/s.$s
@@ -141,7 +151,7 @@ for s in "${students[@]}"; do
   # only results that check-all graded to its closing line count (the
   # results' checks are its own): one that was killed graded none
   if [ $rc = 198 ]; then
-    flags+=("no grade: the instructor's tree could not be hidden from the student's code (see .grades/$s/check-all.log)")
+    flags+=("no grade: the instructor's tree could not be hidden from the student's code (see $log/check-all.log)")
     rm -f "$res"/*.tsv "$res"/summary.json
   elif [ $rc = 199 ]; then
     flags+=("no grade: student code got out of the sandbox and killed a process of the grade (report it: the kit is at fault)")
@@ -150,31 +160,24 @@ for s in "${students[@]}"; do
     rm -f "$res"/*.tsv "$res"/summary.json
   fi
   cp "$res"/*.json "$res"/*.tsv "$res"/*.fail "$res"/*.build.log "$log/" 2>/dev/null
-  # the runners' points and the reasons of those that scored 0
-  row=$(awk -F'\t' -v want="$steps" '
-    BEGIN { n = split(want, w, " "); for (k = 1; k <= n; k++) if (w[k] != "") { order[++m] = w[k] } }
-    /^#/ { next }
-    $9 != "kit" { e[$1] += $5; p[$1] += $6; if ($4 == "SKIP") ng += $6; E += $5; P += $6 }
-    END { line = ""
-          for (k = 1; k <= m; k++) line = line sprintf(",%d/%d", e[order[k]], p[order[k]])
-          # the tuned build is part of step04 where the kit has it
-          printf "%s,%d/%d,%d", substr(line, 2), E, P, ng }' $(ls "$res"/*.tsv 2>/dev/null | grep -v '/common\.tsv$') /dev/null)
+  # what of the kit changed while check-all ran (scripts/check_all.sh)
+  [ -s "$res/.integrity/tampered" ] && cp "$res/.integrity/tampered" "$log/tampered.txt"
+  # the reasons of the runners that scored 0, their logs named where they are kept
   for f in "$res"/*.fail; do
     [ -e "$f" ] || continue
-    flags+=("$(basename "$f" .fail): $(head -n 1 "$f")")
+    why=$(head -n 1 "$f")
+    flags+=("$(basename "$f" .fail): ${why//see tests\/results\//see $log/}")
   done
   grep -q $'\tsandbox=degraded' "$res"/*.tsv 2>/dev/null && flags+=("sandbox DEGRADED: student code ran unboxed")
-  [ -s "$res/summary.json" ] || flags+=("no grade (check-all exited $rc: see .grades/$s/check-all.log)")
-  flag=$(printf '%s; ' "${flags[@]+"${flags[@]}"}"); flag=${flag%; }
-  flag=${flag//\"/\'}
-  rows+=("$s,$row,\"$flag\"")
-  echo "grade-class: $s: $row${flag:+ -- $flag}"
+  [ -s "$res/summary.json" ] || flags+=("no grade (check-all exited $rc: see $log/check-all.log)")
+  # the row: the runners' points (the kit's checks and the common runner
+  # left out), all 0 and flagged TAMPERED if the kit changed during the run
+  PYTHONDONTWRITEBYTECODE=1 python3 -I "$top/scripts/grade_report.py" class-row "$res" "$s" "$rows" $steps -- \
+    "${flags[@]+"${flags[@]}"}" || { echo "grade-class: the row of $s cannot be written" >&2; exit 2; }
   [ "${CLASS_KEEP:-0}" = 1 ] || rm -rf "$dst"
 done
 
-# ---- the gradebook ----
-{ printf 'student'
-  for st in $steps; do printf ',%s' "$st"; done
-  printf ',total,not_graded,flags\n'
-  printf '%s\n' "${rows[@]}"; } > "$out.tmp" && mv "$out.tmp" "$out"
-echo "grade-class: wrote $out (${#rows[@]} students)"
+# ---- the gradebook (csv module; written whole, then renamed) ----
+PYTHONDONTWRITEBYTECODE=1 python3 -I "$top/scripts/grade_report.py" class-csv "$rows" "$out" $steps ||
+  { echo "grade-class: cannot write $out" >&2; exit 2; }
+echo "grade-class: wrote $out (${#students[@]} students)"

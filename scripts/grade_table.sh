@@ -17,18 +17,24 @@
 # that runner scores 0 and the reason is printed ("check-all: step01_cpu:
 # results rejected: ... : 0/64 points").
 #
-# Prints the notices, then one row per runner and a total, and last the
-# closing line
+# Then scripts/grade_report.py (python3, standard library) writes the
+# grade: it prints the notices, then one row per runner and a total, and
+# last the closing line
 #   check-all: N passed, N failed, N skipped
 # Every student point counts in every total (console, summary.json,
 # gradescope.json): a SKIPPED test (no usable GPU) earns nothing; the rows and
 # the total say how many points were NOT GRADED and why.  The kit's checks
 # have their own column and total ("kit health").
 # Writes summary.json ({"score", "max_score", "not_graded_points", counts,
-# "kit": {...}, "sandbox", "runners": [each runner's JSON report]}) and
-# gradescope.json (Gradescope's results.json format, the kit's checks with
-# max_score 0; see handouts/instructor.md).
-# Exit status 1 if any test failed (or no results at all), else 0.
+# "kit": {...}, "sandbox", "tampered", "integrity", "runners": [each
+# runner's JSON report]}) and gradescope.json (Gradescope's results.json
+# format, the kit's checks with max_score 0; see handouts/instructor.md)
+# with the json module: the texts of the results are decoded, never pasted.
+# RESULTS_DIR/.integrity (scripts/check_all.sh: the kit's files and
+# programs hashed before the run and checked during it) makes a run whose
+# kit changed TAMPERED, scored 0 in all three.
+# Exit status 1 if any test failed, the run was tampered with (or no
+# results at all), else 0.
 #
 # TSV: a header line "#nb-grade<TAB>runner<TAB>nonce=...<TAB>sandbox=boxed|degraded",
 # then columns runner suite test status(PASS|FAIL|SKIP) earned possible
@@ -56,16 +62,6 @@ if [ ${#runners[@]} -eq 0 ]; then
 fi
 [ -f "$manifest" ] || { echo "grade_table: no manifest $manifest (make -C tests manifest)"; manifest=/dev/null; }
 
-# awk: escape a string for JSON (the reasons written by the scripts)
-JESC='function jesc(s,  o, i, c) { o = ""; for (i = 1; i <= length(s); i++) { c = substr(s, i, 1)
-          if (c == "\\" || c == "\"") o = o "\\" c; else if (c == "\t") o = o "\\t"; else if (c == "\n") o = o "\\n"
-          else if (c < " ") o = o "?"; else o = o c }
-        return o }
-      function unesc(s,  o, i, c) { o = ""; for (i = 1; i <= length(s); i++) { c = substr(s, i, 1)
-          if (c == "\\" && i < length(s)) { c = substr(s, ++i, 1); if (c == "t") c = "\t"; else if (c == "n") c = " " }
-          o = o c }
-        return o }'
-
 # ---- this run's results, whole, or rejected ----
 # The reason results of runner r cannot count, "" if they can.
 check_results() {
@@ -91,129 +87,27 @@ check_results() {
           printf "%s", why }' "$manifest" "$dir/$1.tsv"
 }
 
-# Every test of the manifest FAILED with the reason why (and the JSON report).
-fail_all() {
-  local r=$1 why=$2
-  { printf '#nb-grade\t%s\tnonce=%s\tsandbox=boxed\n' "$r" "${NB_GRADE_NONCE:-none}"
-    awk -F'\t' -v r="$r" -v why="$why" "$JESC"'
-      !/^#/ && $1 == r && $5 == "kit" {   # the kit'"'"'s checks could not run: not the kit'"'"'s failure
-        printf "%s\t%s\t%s\tSKIP\t0\t%d\tSKIPPED (not run: %s)\t\t%s\n", r, $2, $3, $4, jesc(why), $5; n++ }
-      !/^#/ && $1 == r && $5 != "kit" { printf "%s\t%s\t%s\tFAIL\t0\t%d\t%s\t\t%s\n", r, $2, $3, $4, jesc(why), $5; n++ }
-      END { if (!n) printf "%s\t(runner)\t(no tests in the manifest)\tFAIL\t0\t0\t%s\t\tstudent\n", r, jesc(why) }' \
-      "$manifest"; } > "$dir/$r.tsv"
-  awk -F'\t' -v r="$r" -v why="$why" "$JESC"'
-    /^#/ { next }
-    { t[++n] = sprintf("  {\"suite\": \"%s\", \"test\": \"%s\", \"kind\": \"%s\", \"status\": \"%s\", \"points\": %d, \"earned\": 0, \"detail\": \"%s\", \"output\": \"\"}", $2, $3, $9, $4, $6, $7)
-      if ($9 != "kit") { pos += $6; nf++ } else ns++ }
-    END { printf "{\"runner\": \"%s\", \"graded\": true, \"not_graded_reason\": null, \"runner_error\": \"%s\",\n", jesc(r), jesc(why)
-          printf " \"passed\": 0, \"failed\": %d, \"skipped\": %d, \"points\": 0, \"possible\": %d, \"not_graded_points\": 0,\n \"tests\": [\n", nf, ns, pos
-          for (k = 1; k <= n; k++) printf "%s%s\n", t[k], (k < n ? "," : "")
-          printf " ]}\n" }' "$dir/$r.tsv" > "$dir/$r.json"
-}
-
-degraded=()
+# Each runner's results count, or its .fail says why not (the report then
+# fails every test of the manifest with that reason).
 for r in "${runners[@]}"; do
   if [ -f "$dir/$r.tsv" ] && [ ! -f "$dir/$r.fail" ]; then
     why=$(check_results "$r")
-    if [ -n "$why" ]; then
-      echo "results rejected: $why" > "$dir/$r.fail"
-      fail_all "$r" "results rejected: $why"
-    else
-      head -n 1 "$dir/$r.tsv" | grep -q $'\tsandbox=degraded' && degraded+=("$r")
-      continue
-    fi
+    [ -n "$why" ] && printf 'results rejected: %s\n' "$why" > "$dir/$r.fail"
   else
     why=$(head -n 1 "$dir/$r.fail" 2>/dev/null)
-    [ -n "$why" ] || { why="runner left no results"; echo "$why" > "$dir/$r.fail"; }
-    fail_all "$r" "$why"
+    [ -n "$why" ] || echo "runner left no results" > "$dir/$r.fail"
   fi
 done
 
-tsvs=()
-for r in "${runners[@]}"; do tsvs+=("$dir/$r.tsv"); done
-
-# ---- notices, before the table ----
-for r in "${runners[@]}"; do
-  [ -f "$dir/$r.fail" ] || continue
-  possible=$(awk -F'\t' '!/^#/ && $9 != "kit" { p += $6 } END { print p + 0 }' "$dir/$r.tsv")
-  echo "check-all: $r: $(head -n 1 "$dir/$r.fail"): $r scored 0/$possible points"
-done
-for r in "${degraded[@]}"; do
-  echo "check-all: $r: the sandbox was DEGRADED: student code ran unboxed (see the runner's 'sandbox:' line)"
-done
-
-# ---- the table and the closing line ----
-printf '\n== grade ==\n'
-printf '%-20s %7s %7s %8s %10s %10s\n' runner passed failed skipped points kit
-awk -F'\t' "$JESC"'
-  /^#/ { next }
-  { r = $1; if (!(r in seen)) { seen[r] = 1; order[++n] = r }
-    if ($9 == "kit") { kpos[r] += $6; ke[r] += $5; if ($4 == "FAIL") kf[r]++ }
-    else { pos[r] += $6; e[r] += $5; if ($4 == "SKIP") { ngp[r] += $6; if (!(r in ng)) ng[r] = $7 } }
-    if ($4 == "PASS") p[r]++
-    else if ($4 == "SKIP") s[r]++
-    else f[r]++ }
-  END {
-    for (k = 1; k <= n; k++) { r = order[k]
-      note = ""
-      if (r in ng) {
-        why = unesc(ng[r]); sub(/^SKIPPED \(/, "", why); sub(/\)$/, "", why)
-        note = sprintf("  NOT GRADED: %d points (%s)", ngp[r], why)
-        NG += ngp[r]; NGR++
-      }
-      pts = pos[r] ? sprintf("%6d/%-4d", e[r], pos[r]) : sprintf("%10s", "-")
-      kit = kpos[r] ? sprintf("%6d/%-4d", ke[r], kpos[r]) : sprintf("%10s", "-")
-      printf "%-20s %7d %7d %8d %s %s%s\n", r, p[r], f[r], s[r], pts, kit, note
-      E += e[r]; POS += pos[r]; KE += ke[r]; KPOS += kpos[r]; KF += kf[r]
-      P += p[r]; F += f[r]; S += s[r] }
-    printf "%-20s %7d %7d %8d %6d/%-4d %6d/%-4d%s\n", "total", P, F, S, E, POS, KE, KPOS, \
-      (NGR ? sprintf("  (NOT GRADED: %d points of %d runner%s: no usable GPU)", NG, NGR, NGR > 1 ? "s" : "") : "")
-    printf "student score: %d/%d points%s; the kit'"'"'s own checks: %d/%d%s\n", E, POS, \
-      (NGR ? sprintf(" (%d NOT GRADED)", NG) : ""), KE, KPOS, \
-      (KF ? sprintf(", %d FAILED: the kit itself is broken here, not the student'"'"'s code", KF) : " (not part of the score)")
-    printf "check-all: %d passed, %d failed, %d skipped\n", P, F, S
-  }' "${tsvs[@]}" > "$dir/.table"
-
-# ---- summary.json: the totals and the runners' JSON reports ----
-{ awk -F'\t' -v degraded="${#degraded[@]}" '
-    /^#/ { next }
-    $9 == "kit" { ke += $5; kpos += $6; if ($4 == "FAIL") kf++ }
-    $9 != "kit" { e += $5; pos += $6; if ($4 == "SKIP") ng += $6 }
-    { if ($4 == "PASS") p++; else if ($4 == "SKIP") s++; else f++ }
-    END { printf "{\"score\": %d, \"max_score\": %d, \"not_graded_points\": %d,\n \"passed\": %d, \"failed\": %d, \"skipped\": %d,\n", e, pos, ng, p, f, s
-          printf " \"kit\": {\"score\": %d, \"max_score\": %d, \"failed\": %d},\n \"sandbox\": \"%s\",\n \"runners\": [", ke, kpos, kf, degraded ? "degraded" : "boxed" }' "${tsvs[@]}"
-  first=1
-  for r in "${runners[@]}"; do
-    [ -f "$dir/$r.json" ] || continue
-    [ $first = 1 ] || printf ','; first=0; cat "$dir/$r.json"; done
-  printf ']}\n'; } > "$dir/summary.json"
-
-# ---- gradescope.json: Gradescope's results.json ----
-# Every test is there with its points as max_score.  A SKIPPED test (no
-# usable GPU) is "failed" with score 0 and the output "not graded: <reason>",
-# so that a run without a GPU never shows the GPU points as earned.
-awk -F'\t' "$JESC"'
-  /^#/ { next }
-  { kit = $9 == "kit"                  # the kit'"'"'s own check: listed, worth nothing
-    name = (kit ? "kit: " : "") $1 "/" $2 "/" $3
-    if ($4 == "SKIP") { why = $7; sub(/^SKIPPED \(/, "", why); sub(/\)$/, "", why)   # still escaped
-                        out = "not graded: " why " (this test needs a GPU; grade on a machine with one)"
-                        if (!kit) { NG++; NGP += $6; if (ngwhy == "") ngwhy = why } }
-    else out = $7 ($7 != "" && $8 != "" ? "\\n" : "") $8
-    status = $4 == "PASS" ? "passed" : "failed"
-    if (kit && $4 == "FAIL") KF++
-    t[++n] = sprintf("    {\"name\": \"%s\", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": \"%s\"}",
-                     name, kit ? 0 : $5, kit ? 0 : $6, status, out)
-    if (!kit) { score += $5; max += $6; if ($4 == "PASS") P++; else if ($4 == "FAIL") F++ } }
-  END {
-    msg = sprintf("%d of %d points: %d tests passed, %d failed", score, max, P, F)
-    if (NG) msg = msg sprintf(". NOT GRADED: %d tests (%d points) did not run (%s); they count as failed with 0 points here.", NG, NGP, ngwhy)
-    if (KF) msg = msg sprintf(" The kit'"'"'s own checks (\"kit: ...\", worth nothing) FAILED %d times: the kit is broken on this machine.", KF)
-    printf "{\n  \"score\": %d,\n  \"output\": \"%s\",\n  \"tests\": [\n", score, msg
-    for (k = 1; k <= n; k++) printf "%s%s\n", t[k], (k < n ? "," : "")
-    printf "  ]\n}\n"
-  }' "${tsvs[@]}" > "$dir/gradescope.json"
-
-cat "$dir/.table"
-rm -f "$dir/.table"
-awk -F'\t' '!/^#/ && $4 == "FAIL" { bad = 1 } END { exit bad }' "${tsvs[@]}"
+# ---- the notices, the table, summary.json, gradescope.json, the closing line ----
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "grade_table: no python3 (scripts/ensure_deps.sh grade installs it): no grade written"
+  echo "check-all: 0 passed, 1 failed, 0 skipped"
+  exit 1
+fi
+PYTHONDONTWRITEBYTECODE=1 python3 -I "$(dirname "$0")/grade_report.py" report "$dir" "$manifest" "${runners[@]}"
+rc=$?
+[ $rc -le 1 ] && exit $rc
+echo "grade_table: scripts/grade_report.py failed (exit $rc): no grade written"
+echo "check-all: 0 passed, 1 failed, 0 skipped"
+exit 1

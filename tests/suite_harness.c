@@ -356,6 +356,20 @@ static void t_grade_table(void)
     nb_t_run_kit(rm, NULL, 0, NULL, 0, 60);
 }
 
+/* tests/grade_report_test.py: the reports that grade_table.sh writes
+ * (summary.json, gradescope.json) and grades.csv (grade_class.sh) hold
+ * hostile test texts -- quotes, control characters, ESC sequences, bytes
+ * that are not UTF-8, 1 MB -- and read back as they were meant (JSON and
+ * CSV parsers); the console has no control character.  The checks are the
+ * script's own; its lines are printed when one fails. */
+static void t_grade_reports_hostile_text(void)
+{
+    char *argv[] = { "/bin/sh", "-c", "exec python3 -I '" NB_TOP_DIR "/tests/grade_report_test.py'", NULL };
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 120);
+    if (rc) printf("       tests/grade_report_test.py:\n%.6000s\n%.2000s\n", out, err);
+    EXPECT_RC(rc, 0);
+}
+
 /* A hostile program in the sandbox (nb_sandbox.h), as a student's code
  * would be: it tries to write into the tree and into tests/results, to read
  * the results, to kill the grader (whose pid it is given), to find the
@@ -460,6 +474,7 @@ static const nb_test harness_tests[] = {
     { "crash_exit_hang_fail_only_their_test", t_crash_exit_hang, 2 },
     { "gate_fails_its_suites_optional_apart", t_gate_and_optional, 2 },
     { "grade_table_rejects_missing_foreign_and_partial_results", t_grade_table, 2 },
+    { "grade_reports_survive_hostile_text", t_grade_reports_hostile_text, 2 },
     { "sandbox_contains_a_hostile_program", t_sandbox, 2 },
     { "manifest_matches_runners_list", t_manifest, 1 },
     NB_TEST_END
