@@ -465,6 +465,7 @@ static long walk(int fd, int top, dev_t dev, int all, int depth, long *stuck)
 {
     DIR *d = fdopendir(fd);
     if (!d) { int e = errno; close(fd); errno = e; return -1; }
+    rewinddir(d);                   /* fd is a dup: its offset is where the last pass ended */
     long done = 0;
     for (;;) {
         errno = 0;

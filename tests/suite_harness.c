@@ -117,7 +117,7 @@ static void leaves_a_mess(void)
     snprintf(cmd, sizeof cmd,
              "cd \"$TMPDIR\" && ln -s '%s' link && mkdir -p d/e && ln -s '%s' d/e/link && "
              "ln -s '%s/file' d/file && mkdir -p locked/in && touch locked/in/f && chmod 0 locked/in locked && "
-             "i=0; while [ $i -lt 100 ]; do mkdir x && cd x || exit 1; i=$((i + 1)); done; "
+             "i=0; while [ $i -lt 200 ]; do mkdir x && cd x || exit 1; i=$((i + 1)); done; "
              "ln -s '%s' deep_link", victim, victim, victim, victim);
     char *argv[] = { "/bin/sh", "-c", cmd, NULL };
     static char o[4096], e[4096];
