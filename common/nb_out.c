@@ -237,9 +237,17 @@ static int same_file(const struct stat *a, const struct stat *b)
 
 int nb_out_check(const char *what, const char *path, const char *input)
 {
+    struct stat st, other;
+    /* the program's own stdout or stderr through a magic link (/dev/stdout):
+     * a pipe or a file without a name has no path the link resolves to */
+    if (stat(path, &st) == 0 && fstat(1, &other) == 0 && same_file(&st, &other))
+        return nb_fail(NB_EXIT_USAGE, "%s: '%s' is this program's standard output, where the "
+                       "results go; name another file", what, nb_short(path));
+    if (stat(path, &st) == 0 && fstat(2, &other) == 0 && same_file(&st, &other))
+        return nb_fail(NB_EXIT_USAGE, "%s: '%s' is this program's standard error; name another "
+                       "file", what, nb_short(path));
     char *target = target_of(what, path);
     if (!target) return nb_errcode();
-    struct stat st, other;
     int rc = NB_OK;
     if (stat(target, &st) == 0) {
         if (S_ISDIR(st.st_mode))

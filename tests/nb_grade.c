@@ -6,10 +6,22 @@
  * number of CUnit failure records and the first one's condition, file and
  * line.  The child's stdout comes back through a second pipe; the runner
  * prints it as it arrives (so a test's own lines stay before its PASS/FAIL
- * line) and keeps the beginning of it for the JSON reports.  No record means
+ * line) and keeps the beginning of it for the JSON reports.  What it prints
+ * can never pass for a line of the grade: control characters (ESC, CR ...)
+ * are shown as visible escapes, and a line that starts with fewer than 7
+ * spaces is indented by 7 (the grade's lines start at column 0 or 2); the
+ * failure message in a grade line, which may quote a program, is escaped
+ * the same way, its newlines shown as "\n".  A program's text in the output
+ * is the test's to show as data (nb_t_show); this is the guard behind it.
+ * No record means
  * the test never returned: the wait status says whether it was killed by a
  * signal or called exit(); a test past its time limit is killed with its
  * whole process group.
+ *
+ * Each test's scratch directory (its TMPDIR, lent to the boxes it starts)
+ * is the box's own: a mkdtemp() name below the runner's scratch directory
+ * (0711), owned by the box's uid, 0700 (nb_sandbox_mkdtemp); it is removed
+ * in this process without following a link (nb_sandbox_remove).
  *
  * Inactive suites (skip reason given) are never run: their tests are printed
  * as SKIPPED with the reason and count neither as passed nor as failed, and
@@ -30,6 +42,7 @@
 #include <CUnit/TestRun.h>
 #include "nb_grade.h"
 #include "nb_sandbox.h"
+#include "nb_testutil.h"
 
 #define MAX_SUITES 32
 #define MAX_TESTS 256
@@ -37,6 +50,7 @@
 #define DEFAULT_TIMEOUT_S 120
 #define PROBE_TIMEOUT_S 120
 #define WIRE_MAGIC 0x4e424752         /* "NBGR" */
+#define TEST_INDENT 7                 /* a test's lines start at this column or after */
 
 typedef struct g_suite {
     CU_pSuite   suite;
@@ -349,17 +363,31 @@ static void keep_output(g_result *r, size_t *kept, const char *buf, size_t n)
     r->output[*kept] = '\0';
 }
 
-/* rm -rf path (the scratch directory of a test). */
+/* Remove path (a scratch directory: the boxes' files) in this process. */
 static void remove_tree(const char *path)
 {
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) { dup2(devnull, 1); dup2(devnull, 2); }
-        execl("/bin/rm", "rm", "-rf", "--", path, (char *)NULL);
-        _exit(127);
+    if (nb_sandbox_remove(path) != 0)
+        fprintf(stderr, "harness: cannot remove the scratch directory %s: %s\n", path, strerror(errno));
+}
+
+/* What a test child prints, on the console: a line that starts with fewer
+ * than TEST_INDENT spaces is indented by TEST_INDENT, control characters
+ * are escaped (nb_t_put_text); *spaces counts the leading spaces of the
+ * line being printed (-1: past them). */
+static void print_test_output(const char *buf, size_t n, int *spaces)
+{
+    for (size_t i = 0; i < n;) {
+        if (*spaces >= 0) {                      /* the start of a line */
+            if (buf[i] == ' ') { ++*spaces; i++; continue; }
+            if (buf[i] != '\n') printf("%*s", *spaces < TEST_INDENT ? TEST_INDENT + *spaces : *spaces, "");
+            *spaces = -1;
+        }
+        const char *nl = memchr(buf + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (buf + i)) : n - i;
+        nb_t_put_text(stdout, buf + i, len);
+        i += len;
+        if (nl) { fputc('\n', stdout); *spaces = 0; i++; }
     }
-    if (pid > 0) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
 }
 
 static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int timeout_s);
@@ -411,8 +439,8 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
     fflush(stdout);
     fflush(stderr);
     char scratch[700];
-    snprintf(scratch, sizeof scratch, "%s/t%d", scratch_base, nresults);
-    if (mkdir(scratch, 0777) || chmod(scratch, 0777)) {
+    snprintf(scratch, sizeof scratch, "%s/tXXXXXX", scratch_base);
+    if (nb_sandbox_mkdtemp(scratch)) {
         snprintf(r->detail, sizeof r->detail, "harness: scratch directory %.200s: %s", scratch, strerror(errno));
         close(rec[0]); close(rec[1]); close(out[0]); close(out[1]);
         return;
@@ -426,8 +454,9 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
     if (pid == 0) {
         setpgid(0, 0);                           /* its own group: a time-out kills all of it */
         /* the test's files live in its scratch directory, which the sandbox
-         * lends the step's programs (the box's uid must be able to write
-         * there, and read what the test wrote) */
+         * lends the step's programs: the box's own (its uid, 0700), whose
+         * files the test reads back only through nb_testutil.h's readers;
+         * what the test writes there the box must be able to read */
         setenv("TMPDIR", scratch, 1);
         umask(0);
         for (size_t k = 0; k < sizeof fwd_signals / sizeof fwd_signals[0]; k++) signal(fwd_signals[k], SIG_DFL);
@@ -449,7 +478,7 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
 
     g_wire w;
     size_t got = 0, kept = 0;
-    int status = 0, timed_out = 0, out_open = 1, rec_open = 1, last_nl = 1;
+    int status = 0, timed_out = 0, out_open = 1, rec_open = 1, spaces = 0;
     char buf[4096];
     double t0 = now_s();
     for (;;) {
@@ -458,10 +487,9 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
         if (ready > 0 && pf[0].revents) {
             ssize_t n = read_some(out[0], buf, sizeof buf);
             if (n > 0) {
-                fwrite(buf, 1, (size_t)n, stdout);
+                print_test_output(buf, (size_t)n, &spaces);
                 fflush(stdout);
                 keep_output(r, &kept, buf, (size_t)n);
-                last_nl = buf[n - 1] == '\n';
             } else if (n == 0) {
                 out_open = 0;
             }
@@ -486,15 +514,14 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
     nb_sandbox_kill_descendants();               /* orphans that left the group (an unboxed setsid()) */
     remove_tree(scratch);
     for (ssize_t n; (n = read_some(out[0], buf, sizeof buf)) > 0;) {
-        fwrite(buf, 1, (size_t)n, stdout);
+        print_test_output(buf, (size_t)n, &spaces);
         keep_output(r, &kept, buf, (size_t)n);
-        last_nl = buf[n - 1] == '\n';
     }
     for (ssize_t n; got < sizeof w && (n = read_some(rec[0], (char *)&w + got, sizeof w - got)) > 0;)
         got += (size_t)n;
     close(rec[0]);
     close(out[0]);
-    if (!last_nl) fputc('\n', stdout);
+    if (spaces < 0) fputc('\n', stdout);
 
     if (timed_out) {
         snprintf(r->detail, sizeof r->detail, "timed out after %d s", timeout_s);
@@ -717,8 +744,10 @@ int nb_grade_main(const char *runner, int argc, char **argv)
                 run_test_isolated(g, t, r, timeout_s);
             }
             int fail = strcmp(r->status, "PASS") != 0;
-            printf("  %-4s %3d/%-3d %s/%s%s%s\n", r->status, r->earned, r->points, r->suite, r->test,
-                   fail ? ": " : "", fail ? r->detail : "");
+            printf("  %-4s %3d/%-3d %s/%s%s", r->status, r->earned, r->points, r->suite, r->test,
+                   fail ? ": " : "");
+            if (fail) nb_t_put_text(stdout, r->detail, strlen(r->detail));   /* may quote a program */
+            putchar('\n');
             fflush(stdout);
         }
     }

@@ -10,9 +10,11 @@
  * and its program in the sandbox (nb_remote.h, nb_sandbox.h); the runner
  * only asks, checks and records.  Every test runs in its own child process
  * (fork), with CUnit's CU_run_test() there, in a scratch directory of its
- * own (TMPDIR: the directory the sandbox lends the step's programs); the child sends its failure records back through a
- * pipe, and its stdout through another (printed under the test's line and
- * kept for the JSON reports).  A test that crashes (a signal), calls exit(),
+ * own (TMPDIR: the directory the sandbox lends the step's programs, theirs
+ * alone: nb_sandbox_mkdtemp); the child sends its failure records back
+ * through a pipe, and its stdout through another (printed under the test's
+ * line with control characters escaped and indented past the grade's
+ * columns, and kept for the JSON reports).  A test that crashes (a signal), calls exit(),
  * or runs longer than NB_TEST_TIMEOUT seconds (default 120) fails with that
  * reason, and the other tests still run.  The runner process itself never
  * touches CUDA: a context does not survive fork(), so the device probe of

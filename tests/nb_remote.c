@@ -1,7 +1,10 @@
 /* nb_remote.c -- a step's nb_step table run in its sandboxed worker (see
  * nb_remote.h).  The table's functions are trampolines: init() and probe()
  * get no context, so each table slot has its own pair that knows its slot;
- * every other function finds the worker in its context. */
+ * every other function finds the worker in its context.  The worker's
+ * stdout and stderr go to one file without a name (memfd), read back with
+ * pread(): the worker, which writes in the scratch directory, cannot put
+ * anything in the place of the next worker's output. */
 #define _GNU_SOURCE
 #include "nb_remote.h"
 #include <errno.h>
@@ -10,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <CUnit/CUnit.h>
 #include "nb_sandbox.h"
+#include "nb_testutil.h"
 
 #define MAX_TABLES 8
 #define PRINT_CAP 6000               /* bytes of a worker's output shown under a test */
@@ -32,8 +37,8 @@ typedef struct rctx {
     const rtable *t;
     pid_t outer;                     /* the box's outer process */
     int req, rep;                    /* requests out, replies in */
-    int out;                         /* the worker's stdout and stderr (a file) */
-    char out_path[600];
+    int out;                         /* the worker's stdout and stderr (a file without a name) */
+    char dir[600];                   /* its scratch directory */
     off_t shown;                     /* bytes of it already shown */
     size_t printed;
     int64_t n;                       /* bodies of the state given to init */
@@ -43,13 +48,17 @@ typedef struct rctx {
 
 /* ---- the worker's output, shown under the test ---- */
 
+/* n bytes of the output, each line behind "       | ", escaped as
+ * nb_t_show() does (a line may go on in the next call) */
 static void print_clean(const char *p, size_t n, int *at_line_start)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
+    for (size_t i = 0; i < n;) {
         if (*at_line_start) { fputs("       | ", stdout); *at_line_start = 0; }
-        if (c == '\n') { fputc('\n', stdout); *at_line_start = 1; }
-        else fputc(c < 0x20 || c == 0x7f ? '?' : c, stdout);
+        const char *nl = memchr(p + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (p + i)) : n - i;
+        nb_t_put_text(stdout, p + i, len);
+        i += len;
+        if (nl) { fputc('\n', stdout); *at_line_start = 1; i++; }
     }
 }
 
@@ -97,8 +106,8 @@ static void report_line(rctx *r, char *line, size_t len)
     }
     size_t k = strcspn(hit, "\n");
     snprintf(line, len, "%.*s", (int)(k < len - 1 ? k : len - 1), hit);
-    for (char *p = line; *p; p++)
-        if ((unsigned char)*p < 0x20) *p = '?';
+    for (char *p = line; *p; p++)               /* the reason, in the grade line: escaped there too */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
 static const char *signame(int sig)
@@ -127,6 +136,7 @@ static int reap(rctx *r, double secs)
         nanosleep(&ts, NULL);
     }
     r->outer = -1;
+    nb_sandbox_unlink_links(r->dir);            /* the box has ended: its links go */
     if (WIFEXITED(st)) return WEXITSTATUS(st);
     return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 }
@@ -192,14 +202,17 @@ static uint64_t max_reply(int64_t n) { return (uint64_t)(n + 4096) * 512; }
 
 static int start(rctx *r)
 {
-    static int count;
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
     r->req = r->rep = r->out = -1;
     r->outer = -1;
     signal(SIGPIPE, SIG_IGN);                       /* a dead worker's pipe: EPIPE, not death */
-    snprintf(r->out_path, sizeof r->out_path, "%s/worker.%d.%d.out", dir, (int)getpid(), count++);
-    r->out = open(r->out_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    r->out = memfd_create("nb-worker.out", MFD_CLOEXEC);   /* no name the box could take */
+    if (r->out >= 0 && fcntl(r->out, F_SETFL, O_APPEND) != 0) {
+        close(r->out);
+        r->out = -1;
+    }
     int req[2], rep[2];
     if (r->out < 0 || pipe2(req, O_CLOEXEC)) {
         r->dead = 1;
@@ -239,7 +252,6 @@ static void free_ctx(rctx *r)
 {
     close_ctx(r);
     if (r->out >= 0) close(r->out);
-    if (r->out_path[0]) unlink(r->out_path);
     free(r);
 }
 

@@ -10,9 +10,10 @@
  * (NB_TUNE, OMP_NUM_THREADS, ...), destroy() ends it.  A worker that dies
  * or breaks the protocol makes the call fail with NB_EXIT_RUNTIME and the
  * reason ("the step's process was killed by SIGSEGV", with the first
- * lines of its output); what it prints is shown under the test, each line
- * behind "       | " with control characters replaced, so that it can never
- * pass for a line of the grade. */
+ * lines of its output); what it prints (captured in a file without a name)
+ * is shown under the test, each line behind "       | " with control
+ * characters as visible escapes (nb_t_show, nb_testutil.h), so that it
+ * can never pass for a line of the grade. */
 #ifndef NB_REMOTE_H
 #define NB_REMOTE_H
 #include <sys/types.h>

@@ -12,12 +12,24 @@
  *          program, reaps every orphan, and exits with the program's status
  *          -- which makes the kernel kill whatever else is left in the box;
  *   program  execv() of the student's executable, in the scratch directory,
- *          with no new privileges.
+ *          with no new privileges, and an environment without the grader's
+ *          own variables (NB_SANDBOX_*, NB_GRADE_*).
  * outer and init die with their parent (PR_SET_PDEATHSIG), so a test killed
  * on its time limit takes the whole box with it.  The box's uid, when the
  * grader is root, is nobody (65534): the read-only mounts keep the program
  * from writing, the uid keeps it from opening what root owns (devices
- * among them). */
+ * among them).
+ *
+ * The scratch directory is the one place the box writes that the grader
+ * sees: the grader, often root, must never follow a path the box placed
+ * there.  So the box's own directory has a name no one knows in advance and
+ * is closed to everyone else (nb_sandbox_mkdtemp); the box's stdout and
+ * stderr are files the grader made without a name (memfd); the links a
+ * box leaves are removed when it ends (nb_sandbox_unlink_links), and the
+ * directory is removed in this process by a walk that opens every
+ * directory with O_NOFOLLOW relative to its parent's descriptor
+ * (nb_sandbox_remove): no rm(1) as root on the box's files, and no
+ * command looked up where the box could have written. */
 #define _GNU_SOURCE
 #include "nb_sandbox.h"
 #include <dirent.h>
@@ -31,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -159,8 +172,26 @@ static void loopback_up(void)
     close(fd);
 }
 
+/* The grader's own variables: what it hides from the box (NB_SANDBOX_HIDE
+ * names where the answers and the class's submissions are), how it grades
+ * (NB_GRADE_*). */
+static int grader_only(const char *var)
+{
+    return !strncmp(var, "NB_SANDBOX_", 11) || !strncmp(var, "NB_GRADE_", 9);
+}
+
+static void drop_grader_env(void)
+{
+    extern char **environ;
+    char **w = environ;
+    for (char **r = environ; r && *r; r++)
+        if (!grader_only(*r)) *w++ = *r;
+    if (w) *w = NULL;
+}
+
 static void program_main(char *const argv[], const char *dir)
 {
+    drop_grader_env();
     if (chdir(dir) != 0) fail_setup("chdir to the scratch directory");
     setenv("TMPDIR", dir, 1);
     setenv("HOME", dir, 1);
@@ -325,16 +356,18 @@ static pid_t spawn(char *const argv[], const nb_sandbox_io *io)
 static int try_mode(int m, char *why, size_t len)
 {
     mode = m;
-    char dir[] = "/tmp/nbsandbox.XXXXXX", errpath[64];
+    char dir[] = "/tmp/nbsandbox.XXXXXX";
     const char *tmp = getenv("TMPDIR");
     char dirbuf[512];
     snprintf(dirbuf, sizeof dirbuf, "%s/nbsandbox.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    char *d = mkdtemp(dirbuf);
-    if (!d) d = mkdtemp(dir);
+    char *d = nb_sandbox_mkdtemp(dirbuf) == 0 ? dirbuf : nb_sandbox_mkdtemp(dir) == 0 ? dir : NULL;
     if (!d) { snprintf(why, len, "no scratch directory (%s)", strerror(errno)); return -1; }
-    chmod(d, 0777);
-    snprintf(errpath, sizeof errpath, "/tmp/nbsandbox.err.%d", (int)getpid());
-    int err = open(errpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int err = memfd_create("nbsandbox.err", MFD_CLOEXEC);   /* no name in any directory */
+    if (err < 0) {
+        snprintf(why, len, "no file for the box's stderr (memfd_create: %s)", strerror(errno));
+        rmdir(d);
+        return -1;
+    }
     char *argv[] = { "/bin/sh", "-c", "exit 0", NULL };
     nb_sandbox_io io = { -1, -1, err, -1, -1, d };
     pid_t pid = spawn(argv, &io);
@@ -343,16 +376,13 @@ static int try_mode(int m, char *why, size_t len)
     if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) rc = 0;
     else {
         char msg[300] = "";
-        if (err >= 0) {
-            ssize_t n = pread(err, msg, sizeof msg - 1, 0);
-            msg[n > 0 ? n : 0] = '\0';
-            msg[strcspn(msg, "\n")] = '\0';
-        }
+        ssize_t n = pread(err, msg, sizeof msg - 1, 0);
+        msg[n > 0 ? n : 0] = '\0';
+        msg[strcspn(msg, "\n")] = '\0';
         snprintf(why, len, "%s", msg[0] ? msg + (strncmp(msg, "nb_sandbox: ", 12) ? 0 : 12)
                                         : "the box did not start");
     }
-    if (err >= 0) close(err);
-    unlink(errpath);
+    close(err);
     rmdir(d);
     return rc;
 }
@@ -395,6 +425,137 @@ int nb_sandbox_degraded(void)
 {
     choose_mode();
     return mode == MODE_NONE;
+}
+
+/* ---- the box's files ---- */
+
+uid_t nb_sandbox_uid(void)
+{
+    return geteuid() == 0 ? (uid_t)NOBODY : geteuid();
+}
+
+gid_t nb_sandbox_gid(void)
+{
+    return geteuid() == 0 ? (gid_t)NOBODY : getegid();
+}
+
+int nb_sandbox_mkdtemp(char *templ)
+{
+    if (!mkdtemp(templ)) return -1;
+    if ((geteuid() == 0 && chown(templ, nb_sandbox_uid(), nb_sandbox_gid()) != 0) || chmod(templ, 0700) != 0) {
+        int e = errno;
+        rmdir(templ);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+#define WALK_DEPTH 64                /* directories open at once in a walk */
+
+/* One pass over the directory open at fd (which it closes): its symbolic
+ * links removed, and with all, everything else too.  A directory is
+ * entered only by openat(O_NOFOLLOW) from its parent and on the file
+ * system dev; one deeper than depth levels is moved up to top (the
+ * caller's next pass takes it), so that a deep tree costs no more than
+ * WALK_DEPTH descriptors.  Returns how many entries it removed or moved,
+ * -1 with errno when it could not read the directory; *stuck counts what
+ * it could not remove. */
+static long walk(int fd, int top, dev_t dev, int all, int depth, long *stuck)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) { int e = errno; close(fd); errno = e; return -1; }
+    rewinddir(d);                   /* fd is a dup: its offset is where the last pass ended */
+    long done = 0;
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) break;
+        const char *name = e->d_name;
+        if (!strcmp(name, ".") || !strcmp(name, "..")) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) { (*stuck)++; continue; }
+        if (S_ISLNK(st.st_mode) || (all && !S_ISDIR(st.st_mode))) {
+            if (unlinkat(dirfd(d), name, 0) == 0) done++;
+            else (*stuck)++;
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode)) continue;
+        if (st.st_dev != dev) { (*stuck)++; continue; }        /* a mount: never entered */
+        if (depth == 0) {                                      /* too deep: up to the top */
+            static unsigned serial;
+            char moved[64];
+            snprintf(moved, sizeof moved, ".nb_deep.%d.%u", (int)getpid(), serial++);
+            if (all && renameat(dirfd(d), name, top, moved) == 0) done++;
+            else (*stuck)++;
+            continue;
+        }
+        int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0 && errno == EACCES && all) {               /* made unreadable: ours to open */
+            if (fchmodat(dirfd(d), name, 0700, 0) == 0)
+                sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (sub < 0) { (*stuck)++; continue; }
+        if (all && fchmod(sub, 0700) != 0) {}                  /* not ours: root removes it anyway */
+        long k;
+        do {                                                   /* until a pass removes nothing */
+            int again = fcntl(sub, F_DUPFD_CLOEXEC, 0);
+            long before = *stuck;
+            k = again < 0 ? -1 : walk(again, top, dev, all, depth - 1, stuck);
+            if (k > 0) *stuck = before;                        /* a later pass tells */
+        } while (k > 0);
+        close(sub);
+        if (k < 0) (*stuck)++;
+        if (all) {
+            if (unlinkat(dirfd(d), name, AT_REMOVEDIR) == 0) done++;
+            else (*stuck)++;
+        }
+    }
+    int err = errno;                                           /* readdir's */
+    closedir(d);
+    errno = err;
+    return err ? -1 : done;
+}
+
+/* Walk dir until a pass removes nothing; 0, or -1 with errno when
+ * something stayed that had to go. */
+static int walk_all(const char *dir, int all)
+{
+    int top = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (top < 0) return -1;
+    struct stat st;
+    if (fstat(top, &st) != 0) { int e = errno; close(top); errno = e; return -1; }
+    long k, stuck;
+    int passes = 0;
+    do {
+        stuck = 0;
+        int fd = fcntl(top, F_DUPFD_CLOEXEC, 0);
+        k = fd < 0 ? -1 : walk(fd, top, st.st_dev, all, WALK_DEPTH, &stuck);
+    } while (k > 0 && ++passes < 100000);
+    int e = errno;
+    close(top);
+    if (k < 0) { errno = e ? e : EIO; return -1; }
+    if (stuck) { errno = ENOTEMPTY; return -1; }
+    return 0;
+}
+
+int nb_sandbox_remove(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode)) return unlink(path);
+    int rc = walk_all(path, 1), e = errno;
+    if (rmdir(path) == 0) return 0;
+    if (rc) errno = e;
+    return -1;
+}
+
+void nb_sandbox_unlink_links(const char *dir)
+{
+    struct stat st;                 /* only a box's own directory (nb_sandbox_mkdtemp) */
+    if (dir && *dir && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == nb_sandbox_uid() &&
+        (st.st_mode & 07777) == 0700)
+        walk_all(dir, 0);
 }
 
 /* ---- /proc ---- */

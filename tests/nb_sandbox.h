@@ -19,7 +19,17 @@
  *  - the uid "nobody" when the grader runs as root (files the grader owns
  *    are then not the program's to open), else the grader's own uid;
  *  - only the descriptors it is handed: 0, 1, 2 and, for the worker, its
- *    two protocol pipes as 3 and 4.
+ *    two protocol pipes as 3 and 4 (the grader captures 1 and 2 in files
+ *    that have no name: nothing the box places in a directory can become
+ *    the file the grader writes a later output into or reads one from);
+ *  - the grader's environment without the grader's own variables
+ *    (NB_SANDBOX_*: the hidden paths, NB_GRADE_*).
+ * Its scratch directory is the box's own: a name made by mkdtemp(), owned
+ * by the box's uid, 0700 (nb_sandbox_mkdtemp); whatever the box leaves
+ * there is removed without following a link (nb_sandbox_remove), and the
+ * links it planted are removed when it ends (nb_sandbox_unlink_links), so
+ * that the grader, opening a name there later, never opens a path the box
+ * chose.
  * Where the kernel allows no namespaces (no user namespaces and not root),
  * the program runs unboxed and nb_sandbox_mode() says so: the grade is then
  * marked "sandbox: degraded" (nb_grade.h) and NB_GRADE_REQUIRE_SANDBOX=1
@@ -51,6 +61,27 @@ int nb_sandbox_degraded(void);
 pid_t nb_sandbox_program(pid_t outer);
 /* Threads of process pid (the kernel's count, /proc/PID/status), -1 if unknown. */
 int nb_sandbox_threads(pid_t pid);
+
+/* The owner the box's files have in the grader's view: nobody when the
+ * grader is root, else the grader's own uid and group. */
+uid_t nb_sandbox_uid(void);
+gid_t nb_sandbox_gid(void);
+/* A scratch directory for boxes: templ (".../NAMEXXXXXX") made by
+ * mkdtemp(), then given to the box's uid with mode 0700: no one else may
+ * enter it, and no one knows its name in advance.  0, or -1 with errno. */
+int nb_sandbox_mkdtemp(char *templ);
+/* Remove path and everything below it, in this process (no command is
+ * run): never following a symbolic link, never entering another file
+ * system, whatever the box left there (links, directories it made
+ * unreadable, a tree too deep to walk).  0, or -1 with errno if something
+ * stayed. */
+int nb_sandbox_remove(const char *path);
+/* Remove every symbolic link below dir, a box's scratch directory, once
+ * the boxes that worked in it have ended: the grader's later open() of a
+ * name there opens a file or directory of the scratch directory, never a
+ * path the box chose.  Only a directory nb_sandbox_mkdtemp() made (the
+ * box's uid, 0700): NULL, /tmp or another directory is left alone. */
+void nb_sandbox_unlink_links(const char *dir);
 
 /* Kill every process that descends from the calling process (used after
  * each test when the box is degraded; harmless otherwise). */

@@ -1,4 +1,5 @@
 /* nb_testutil.c -- helpers shared by the test suites (see nb_testutil.h). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -7,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <CUnit/CUnit.h>
 #include "nb_ic.h"
+#include "nb_io.h"
 #include "nb_physics.h"
 #include "nb_sandbox.h"
 #include "nb_testutil.h"
@@ -24,7 +28,11 @@ int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (!ok) printf("       %s\n", msg);      /* also in the test's output, with the figures */
+    if (!ok) {                               /* also in the test's output, with the figures */
+        fputs("       ", stdout);
+        nb_t_put_text(stdout, msg, strlen(msg));
+        fputc('\n', stdout);
+    }
     /* CUnit copies the message; fatal ends the test (a longjmp) */
     CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, msg, file, "", fatal ? CU_TRUE : CU_FALSE);
     return ok;
@@ -171,16 +179,168 @@ const char *nb_t_tmpfile(int slot, const char *suffix)
     return paths[slot & 3];
 }
 
+/* ---- files a program wrote ---- */
+
+/* path relative to the directory dir, every component opened from its
+ * parent's descriptor with O_NOFOLLOW; ".." refused.  -1 with errno. */
+static int open_beneath(const char *dir, const char *rel)
+{
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char comp[4096];
+    for (const char *p = rel;;) {
+        while (*p == '/') p++;
+        size_t len = strcspn(p, "/");
+        if (len >= sizeof comp) { close(fd); errno = ENAMETOOLONG; return -1; }
+        memcpy(comp, p, len);
+        comp[len] = '\0';
+        p += len;
+        while (*p == '/') p++;
+        int last = *p == '\0';
+        if (!strcmp(comp, "..") || (last && (!len || !strcmp(comp, ".")))) {
+            close(fd);
+            errno = EINVAL;
+            return -1;
+        }
+        if (!len || !strcmp(comp, ".")) continue;
+        int next = openat(fd, comp, last ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+                                         : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(fd);
+        if (next < 0) { errno = e; return -1; }
+        fd = next;
+        if (last) return fd;
+    }
+}
+
+int nb_t_open_read(const char *path)
+{
+    const char *dir = getenv("TMPDIR");
+    size_t dl = dir ? strlen(dir) : 0;
+    while (dl > 1 && dir[dl - 1] == '/') dl--;
+    int fd;
+    if (dl && !strncmp(path, dir, dl) && path[dl] == '/') {      /* the box's directory */
+        char base[4096];
+        if (dl >= sizeof base) { errno = ENAMETOOLONG; return -1; }
+        memcpy(base, dir, dl);
+        base[dl] = '\0';
+        fd = open_beneath(base, path + dl + 1);
+    } else {
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);     /* no FIFO holds the test */
+    }
+    if (fd < 0) return -1;
+    struct stat st;
+    int e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL
+                               : (long long)st.st_size > NB_T_READ_MAX ? EFBIG : 0;
+    if (!e && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) e = errno;
+    if (e) {
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+FILE *nb_t_fopen_read(const char *path)
+{
+    int fd = nb_t_open_read(path);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
 void nb_t_slurp(const char *path, char *buf, size_t len)
 {
     if (!buf || !len) return;
     buf[0] = '\0';
-    FILE *f = fopen(path, "r");
+    FILE *f = nb_t_fopen_read(path);
     if (!f) return;
     size_t got = fread(buf, 1, len - 1, f);
     buf[got] = '\0';
     fclose(f);
 }
+
+int nb_t_state_read(const char *path, nb_state *s)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = nb_t_fopen_read(path);
+    if (!f)
+        return nb_fail(NB_EXIT_USAGE, "cannot open state file '%s' (a regular file, no link, at most %lld "
+                       "bytes): %s", path, NB_T_READ_MAX, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        return nb_fail(NB_EXIT_RUNTIME, "cannot read state file '%s': %s", path, strerror(e));
+    }
+    nb_src src;
+    int rc = nb_src_from_file(&src, f, path, (int64_t)st.st_size);
+    if (!rc) rc = nb_state_read_src(&src, s);
+    nb_src_close(&src);
+    return rc;
+}
+
+/* ---- a program's text in the transcript ---- */
+
+/* How many bytes at p (n left) make one character shown as it is: 1 for
+ * printable ASCII and '\t', 2 to 4 for a well-formed UTF-8 sequence that is
+ * no control (C1, the bidirectional marks, overrides and isolates); 0: p[0]
+ * is shown as an escape. */
+static size_t plain_len(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    if ((c >= 0x20 && c < 0x7f) || c == '\t') return 1;
+    if (c < 0xc2 || c > 0xf4) return 0;
+    size_t len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+    if (len > n) return 0;
+    uint32_t cp = c & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
+    for (size_t k = 1; k < len; k++) {
+        if ((p[k] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (p[k] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;  /* overlong */
+    if ((cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0) return 0;     /* surrogates, C1 controls */
+    if (cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+        return 0;                                                    /* bidirectional controls */
+    return len;
+}
+
+void nb_t_put_text(FILE *f, const char *text, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    for (size_t i = 0; i < n;) {
+        size_t k = plain_len(p + i, n - i);
+        if (k) {
+            fwrite(p + i, 1, k, f);
+            i += k;
+        } else {
+            if (p[i] == '\n') fputs("\\n", f);
+            else fprintf(f, "\\x%02x", p[i]);
+            i++;
+        }
+    }
+}
+
+void nb_t_show(const char *text)
+{
+    size_t n = strlen(text), shown = n < NB_T_SHOW_MAX ? n : NB_T_SHOW_MAX;
+    for (size_t i = 0; i < shown;) {
+        const char *nl = memchr(text + i, '\n', shown - i);
+        size_t len = nl ? (size_t)(nl - (text + i)) : shown - i;
+        fputs("       | ", stdout);
+        nb_t_put_text(stdout, text + i, len);
+        fputc('\n', stdout);
+        i += len + (nl != NULL);
+    }
+    if (n > shown) printf("       | ... (%zu more bytes not shown)\n", n - shown);
+}
+
+/* ---- programs ---- */
 
 int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_s)
 {
@@ -210,27 +370,49 @@ static pid_t spawn(char *const argv[], int fo, int fe, int boxed)
     return pid;
 }
 
+/* A file for a program's stdout or stderr that has no name (memfd), or -1
+ * with a line under the test. */
+static int capture_file(const char *what)
+{
+    int fd = memfd_create(what, MFD_CLOEXEC);
+    if (fd < 0) printf("       the grader cannot capture a program's %s: memfd_create: %s\n", what, strerror(errno));
+    return fd;
+}
+
+/* The beginning of the capture fd into buf (NUL-terminated). */
+static void read_capture(int fd, char *buf, size_t len)
+{
+    if (!buf || !len) return;
+    size_t got = 0;
+    while (got + 1 < len) {
+        ssize_t n = pread(fd, buf + got, len - 1 - got, (off_t)got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+}
+
 static int run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
                   size_t errlen, int timeout_s, int boxed)
 {
-    char po[600], pe[600];
-    snprintf(po, sizeof po, "%s", stdout_path ? stdout_path : nb_t_tmpfile(2, ".out"));
-    snprintf(pe, sizeof pe, "%s", nb_t_tmpfile(3, ".err"));
     if (out && outlen) out[0] = '\0';
     if (err && errlen) err[0] = '\0';
-    int fo = stdout_path ? open(po, O_WRONLY | O_CLOEXEC)
-                         : open(po, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fo = stdout_path ? open(stdout_path, O_WRONLY | O_CLOEXEC) : capture_file("stdout");
+    int fe = capture_file("stderr");
+    if (stdout_path && fo < 0) printf("       cannot open %s for a program's stdout: %s\n", stdout_path, strerror(errno));
     pid_t pid = fo >= 0 && fe >= 0 ? spawn(argv, fo, fe, boxed) : -1;
-    if (fo >= 0) close(fo);
-    if (fe >= 0) close(fe);
-    if (pid < 0) return -1;
+    if (pid < 0) {
+        if (fo >= 0) close(fo);
+        if (fe >= 0) close(fe);
+        return -1;
+    }
     int status = 0;
     double waited = 0;
     for (;;) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid) break;
-        if (w < 0 && errno != EINTR) return -1;
+        if (w < 0 && errno != EINTR) { status = -1; break; }
         if (waited > timeout_s) {
             kill(pid, SIGKILL);                      /* a box: everything in it */
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
@@ -241,12 +423,12 @@ static int run_io(char *const argv[], const char *stdout_path, char *out, size_t
         nanosleep(&ts, NULL);
         waited += 0.005;
     }
-    if (!stdout_path) {
-        nb_t_slurp(po, out, outlen);
-        unlink(po);
-    }
-    nb_t_slurp(pe, err, errlen);
-    unlink(pe);
+    if (boxed) nb_sandbox_unlink_links(getenv("TMPDIR"));   /* the box has ended: its links go */
+    if (!stdout_path) read_capture(fo, out, outlen);
+    read_capture(fe, err, errlen);
+    close(fo);
+    close(fe);
+    if (status == -1) return -1;
     /* a box passes the program's status on: its exit code, or 128 + the
      * signal that killed it */
     if (WIFEXITED(status)) return WEXITSTATUS(status);

@@ -3,6 +3,7 @@
 #define NB_TESTUTIL_H
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "nb_step.h"
 #include "nb_state.h"
 #include "nb_verify.h"
@@ -10,14 +11,15 @@
 /* Run argv[0] with argv (NULL-terminated) in the sandbox (nb_sandbox.h: a
  * step's program is student code), its working directory $TMPDIR (the
  * test's scratch directory); capture stdout/stderr (truncated to the
- * buffers, NUL-terminated; either may be NULL).  Returns the exit status,
+ * buffers, NUL-terminated; either may be NULL) in files that have no name
+ * (memfd: nothing the program places in a directory can stand for them),
+ * read back through their descriptors.  Returns the exit status,
  * 128+signal if killed, -1 if it could not run. A run longer than
  * timeout_s seconds is killed with everything it started (returns
- * 128+SIGKILL). */
+ * 128+SIGKILL).  Once the box has ended, the symbolic links it left in
+ * $TMPDIR, the box's own directory, are removed (nb_sandbox_unlink_links). */
 int nb_t_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen,
              int timeout_s);
-/* The beginning of file path into buf (NUL-terminated; "" if unreadable). */
-void nb_t_slurp(const char *path, char *buf, size_t len);
 /* The same with stdout sent to stdout_path (e.g. "/dev/full"; NULL: captured
  * into out as above). */
 int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t outlen, char *err,
@@ -25,6 +27,42 @@ int nb_t_run_io(char *const argv[], const char *stdout_path, char *out, size_t o
 /* The same for the kit's own programs (scripts, the runners' self-tests):
  * not boxed, in the current directory. */
 int nb_t_run_kit(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_s);
+
+/* ---- files a program wrote -------------------------------------------------
+ * $TMPDIR, the test's scratch directory, is the box's: any name there may
+ * be a link or a FIFO the program put in place of the file the test
+ * expects, and the grader is often root.  The test reads such files only
+ * through these: below $TMPDIR every component is opened relative to its
+ * directory with O_NOFOLLOW (a link anywhere in the path is refused,
+ * ELOOP), and the file must be a regular file (else EINVAL) of at most
+ * NB_T_READ_MAX bytes (else EFBIG).  Paths outside $TMPDIR (the kit's own
+ * files, which no box can write) are opened as they are, regular files
+ * only. */
+#define NB_T_READ_MAX ((long long)1 << 30)
+/* A descriptor for reading path (O_CLOEXEC), or -1 with errno. */
+int nb_t_open_read(const char *path);
+/* The same as a FILE ("rb"), or NULL with errno. */
+FILE *nb_t_fopen_read(const char *path);
+/* The beginning of file path into buf (NUL-terminated; "" if unreadable). */
+void nb_t_slurp(const char *path, char *buf, size_t len);
+/* nb_state_read() of a file the program wrote (--save): the same checks
+ * and messages, the file opened as above. */
+int nb_t_state_read(const char *path, nb_state *s);
+
+/* ---- a program's text in the transcript --------------------------------------
+ * What a program or a worker prints is the student's text: under a test it
+ * is shown as data, never as lines of the grade nor as commands to the
+ * terminal.  nb_t_show(text): each line behind "       | " (as the worker's
+ * output, nb_remote.h), control characters, ESC sequences, DEL, C1 controls,
+ * the bidirectional overrides and invalid UTF-8 as visible escapes (\x1b,
+ * \x0d, \xc2\x9b), at most NB_T_SHOW_MAX bytes of it (then how many more
+ * were not shown).  A test prints what it measured on its own lines, and
+ * the program's text after them with nb_t_show(). */
+#define NB_T_SHOW_MAX 3000
+void nb_t_show(const char *text);
+/* The escaping alone: n bytes of text to f on one line ('\n' as "\n"). */
+void nb_t_put_text(FILE *f, const char *text, size_t n);
+
 /* Number of lines in s (a final line without '\n' counts). */
 int nb_t_count_lines(const char *s);
 
@@ -68,7 +106,10 @@ int nb_t_step_run64(const nb_step *step, const nb_state *s, const nb_options *o,
  * moved by (x0, 0, 0).  The closest approach stays ~0.8, far above eps =
  * 1e-3: the orbit is smooth and the softening plays no part. */
 void nb_t_planets(nb_state *s, double x0);
-/* Temporary file path under $TMPDIR (static buffer per call slot 0..3). */
+/* Temporary file path under $TMPDIR (static buffer per call slot 0..3): a
+ * name in the box's directory, for the program to read or write; read
+ * back what a program wrote there with nb_t_slurp(), nb_t_state_read() or
+ * nb_t_fopen_read(). */
 const char *nb_t_tmpfile(int slot, const char *suffix);
 
 /* Unequal masses: each m_i times a deterministic factor in [0.2, 2] (from
@@ -81,7 +122,10 @@ void nb_t_unequal_masses(nb_state *s, uint64_t seed);
  * A CUnit assertion whose failure message -- the text the grade shows after
  * "FAIL 0/3:" -- is printf(fmt, ...), e.g. "energy drift: got 3.2e-04,
  * bound 1e-05" (CUnit copies it; the first ~230 characters reach the grade).
- * fatal: a failure ends the test, as CU_ASSERT_FATAL.  Returns ok. */
+ * A failure also prints the message under the test, on one line escaped as
+ * nb_t_put_text() does (it may quote a program's text; so does the grade
+ * line, nb_grade.c).  fatal: a failure ends the test, as CU_ASSERT_FATAL.
+ * Returns ok. */
 int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 #define NB_ASSERT(ok, ...)       nb_t_assert(!!(ok), 0, __LINE__, __FILE__, __VA_ARGS__)

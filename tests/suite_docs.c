@@ -57,7 +57,7 @@ static int sh_in(const char *cmd, char *out, size_t outlen, int timeout_s, int b
     static char err[8192];
     int rc = boxed ? nb_t_run(argv, out, outlen, err, sizeof err, timeout_s)
                    : nb_t_run_kit(argv, out, outlen, err, sizeof err, timeout_s);
-    if (rc) printf("       %s: exit %d: %.600s\n", cmd, rc, err);
+    if (rc) { printf("       %s: exit %d:\n", cmd, rc); nb_t_show(err); }
     return rc;
 }
 static int sh(const char *cmd, char *out, size_t outlen, int timeout_s)

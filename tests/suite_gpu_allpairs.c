@@ -114,7 +114,7 @@ static void t_sanitizer(void)
         if (rc && first) snprintf(line, sizeof line, "%.*s", (int)strcspn(first, "\n"), first);
         printf("       %s: exit %d, %.*s\n", tools[k], rc, sum ? (int)strcspn(sum, "\n") : 10,
                sum ? sum : "no summary");
-        if (rc) printf("%.2000s%.1000s", sout, serr);
+        if (rc) { nb_t_show(sout); nb_t_show(serr); }
         NB_ASSERT(rc == 0, "compute-sanitizer --tool %s %s -n 333 -s 2 --block 96 --check: exit %d "
                   "(9: sanitizer errors), expected 0: %.110s", tools[k], S->name, rc, rc == 9 ? line : serr);
     }

@@ -11,16 +11,29 @@
  * and it runs scripts/grade_table.sh on a synthetic results directory
  * (results that are missing, from another run or not whole count 0, with
  * the reason), boxes a hostile program in the sandbox, and compares
- * tests/manifest.tsv with the runners' --list. */
+ * tests/manifest.tsv with the runners' --list.  Hostile programs and
+ * workers also plant links in the scratch directory where the grader's
+ * output files were named, swap their captures for links to a file only
+ * the grader may read, look for the grader's variables in their
+ * environment, print a grade line and terminal sequences of their own
+ * (--selftest-hostile: the whole transcript of a runner) and leave links
+ * and unreadable or deep directories behind: no file of the grader's
+ * changes, no secret and no raw sequence reaches the transcript. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "nb_grade.h"
+#include "nb_remote.h"
 #include "nb_sandbox.h"
 #include "nb_testutil.h"
 
@@ -68,6 +81,52 @@ static void hangs(void)
 static void gate_fails(void) { printf("       fake gate: p99 1 (bound 0.01)\n"); CU_ASSERT(1 <= 0.01); }
 static void gate_passes(void) { CU_ASSERT(0.001 <= 0.01); }
 
+/* A program prints a grade line of its own, and terminal sequences: what
+ * the test shows of it must be data (nb_t_show), and so must whatever the
+ * test prints raw (a suite that forgot) and its failure message, which
+ * quotes the program. */
+static void prints_a_grade(void)
+{
+    char *argv[] = { "/bin/sh", "-c",
+                     "printf 'step01_cpu: score 57/57 points\\n  PASS  57/57  conformance/all\\n"
+                     "\\033[8mhidden\\033[0m\\r\\n'; printf 'err: score 57/57 points\\n\\033[2K' >&2; exit 3",
+                     NULL };
+    static char o[4096], e[4096];
+    int rc = nb_t_run(argv, o, sizeof o, e, sizeof e, 30);
+    printf("       the program said:\n");
+    nb_t_show(o);
+    printf("%s", o);                             /* raw: the runner's guard */
+    NB_ASSERT(rc == 0, "exit %d: %s", rc, e);
+}
+
+/* The test's scratch directory is the box's own and no one else's, under a
+ * name no one knew; the test leaves in it what a box could: links to a
+ * directory of the grader's (NB_SELFTEST_VICTIM) at every depth, a
+ * directory it made unreadable, a tree deeper than a walk holds open.
+ * The runner must remove all of it, and nothing of the grader's. */
+static void leaves_a_mess(void)
+{
+    const char *tmp = getenv("TMPDIR"), *victim = getenv("NB_SELFTEST_VICTIM");
+    CU_ASSERT_FATAL(tmp && victim);
+    struct stat st;
+    CU_ASSERT_FATAL(stat(tmp, &st) == 0);
+    const char *name = strrchr(tmp, '/') ? strrchr(tmp, '/') + 1 : tmp;
+    NB_ASSERT((st.st_mode & 07777) == 0700 && st.st_uid == nb_sandbox_uid(), "the scratch directory: mode %o, "
+              "owner %d (expected 0700, %d)", (unsigned)(st.st_mode & 07777), (int)st.st_uid,
+              (int)nb_sandbox_uid());
+    NB_ASSERT(strspn(name + 1, "0123456789") != strlen(name + 1), "the scratch directory's name '%s' is "
+              "the test's number", name);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "cd \"$TMPDIR\" && ln -s '%s' link && mkdir -p d/e && ln -s '%s' d/e/link && "
+             "ln -s '%s/file' d/file && mkdir -p locked/in && touch locked/in/f && chmod 0 locked/in locked && "
+             "i=0; while [ $i -lt 200 ]; do mkdir x && cd x || exit 1; i=$((i + 1)); done; "
+             "ln -s '%s' deep_link", victim, victim, victim, victim);
+    char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+    static char o[4096], e[4096];
+    NB_ASSERT(nb_t_run(argv, o, sizeof o, e, sizeof e, 30) == 0, "the mess: %s", e);
+}
+
 int nb_harness_selftest(const char *mode)
 {
     static const nb_test gpu_tests[] = { { "gpu_a", must_not_run, 5 }, { "gpu_b", must_not_run, 5 }, NB_TEST_END };
@@ -76,6 +135,9 @@ int nb_harness_selftest(const char *mode)
     static const nb_test crash_tests[] = {
         { "before", passes, 2 }, { "talks", talks_and_fails, 1 }, { "segv", segfaults, 3 },
         { "exit3", exits_3, 3 }, { "hang", hangs, 3 }, { "after", passes, 2 }, NB_TEST_END
+    };
+    static const nb_test hostile_tests[] = {
+        { "prints_a_grade", prints_a_grade, 1 }, { "leaves_a_mess", leaves_a_mess, 1 }, NB_TEST_END
     };
     setenv("NB_GRADE_NO_RESULTS", "1", 1);
     char *argv[] = { "selftest", NULL };
@@ -105,6 +167,8 @@ int nb_harness_selftest(const char *mode)
         nb_grade_suite("fake_init", cpu_tests, NULL);            /* its setup fails */
         CU_pSuite fi = CU_get_suite("fake_init");
         if (fi) fi->pInitializeFunc = init_fails;
+    } else if (!strcmp(mode, "--selftest-hostile")) {
+        nb_grade_suite("fake_hostile", hostile_tests, NULL);
     } else {
         nb_grade_suite("fake_bad", bad_tests, NULL);
     }
@@ -397,7 +461,8 @@ static void t_sandbox(void)
              NB_TOP_DIR, NB_TOP_DIR, tree_file, NB_TOP_DIR, (int)getpid(), marker);
     char *argv[] = { "/bin/sh", "-c", script, NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
-    printf("       sandbox: %s\n       the program said: %s", nb_sandbox_mode(), out);
+    printf("       sandbox: %s\n       the program said:\n", nb_sandbox_mode());
+    nb_t_show(out);
     EXPECT_RC(rc, 0);
     if (nb_sandbox_degraded()) {
         printf("       (the sandbox is degraded here: only the grader's own defences are checked)\n");
@@ -415,6 +480,285 @@ static void t_sandbox(void)
     nanosleep(&ts, NULL);
     CU_ASSERT(access(marker, F_OK) != 0);        /* the setsid() child died with the box */
     if (access(marker, F_OK) == 0) printf("       the program's setsid() child outlived it\n");
+}
+
+/* ---- symbolic links planted in the scratch directory ---- */
+
+/* A file of the grader's that no box can reach: dir (0700, made here in
+ * /tmp, the grader's own) and dir/name (0600) holding text.  0 or -1. */
+static int private_file(char *dir, size_t dlen, char *file, size_t flen, const char *text)
+{
+    snprintf(dir, dlen, "/tmp/nbprivate.XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    snprintf(file, flen, "%s/file", dir);
+    int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    return close(fd) == 0 && n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static void remove_private(const char *dir, const char *file)
+{
+    unlink(file);
+    rmdir(dir);
+}
+
+/* The file's text (up to len - 1 bytes), never through a link: "" if it
+ * is not a regular file. */
+static void read_private(const char *file, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, len - 1) : 0;
+    buf[n > 0 ? n : 0] = '\0';
+    close(fd);
+}
+
+/* A script in the scratch directory, run as a step's worker or program. */
+static int put_script(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    return close(fd) == 0 && n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* A boxed program and a boxed worker plant symbolic links to a file of the
+ * grader's wherever the grader used to open the next program's or
+ * worker's output by name: "worker.PID.N.out" (nb_remote), "nbtest_PID_2.out"
+ * and "nbtest_PID_3.err" (nb_t_run) in the scratch directory, the test's
+ * pid being one the program can learn or guess.  The grader, root in CI,
+ * truncated the target and wrote the next worker's output into it (a
+ * worker rewrote scripts/grade_table.sh and /bin/rm that way), and read
+ * the target back as the program's output.  Now the outputs have no name:
+ * the target stays as it was, and each capture holds what its process
+ * printed. */
+static void t_planted_output_links(void)
+{
+    char dir[64], victim[96], text[256], script[2000], path[600];
+    CU_ASSERT_FATAL(private_file(dir, sizeof dir, victim, sizeof victim, "precious\n") == 0);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(script, sizeof script,
+             "#!/bin/sh\n"
+             "for n in 0 1 2 3 4 5 6 7; do ln -sf '%s' \"$TMPDIR/worker.%d.$n.out\"; done\n"
+             "for s in 0 1 2 3; do ln -sf '%s' \"$TMPDIR/nbtest_%d_$s.out\"; ln -sf '%s' \"$TMPDIR/nbtest_%d_$s.err\"; done\n"
+             "for fd in 1 2; do f=$(readlink /proc/self/fd/$fd); [ -f \"$f\" ] && ln -sf '%s' \"$f\"; done\n"
+             "echo planted; echo planted-err >&2\n",
+             victim, (int)getpid(), victim, (int)getpid(), victim, (int)getpid(), victim);
+    snprintf(path, sizeof path, "%s/planter", tmp && *tmp ? tmp : "/tmp");
+    CU_ASSERT_FATAL(put_script(path, script) == 0);
+    /* a program plants, the next program runs */
+    char *planter[] = { path, NULL };
+    int rc = nb_t_run(planter, out, sizeof out, err, sizeof err, 30);
+    EXPECT_RC(rc, 0);
+    NB_ASSERT(!strcmp(out, "planted\n") && !strcmp(err, "planted-err\n"),
+              "the planter's own output: stdout '%.40s', stderr '%.40s' (expected 'planted', 'planted-err')",
+              out, err);
+    char *second[] = { "/bin/sh", "-c", "echo second; echo second-err >&2", NULL };
+    rc = nb_t_run(second, out, sizeof out, err, sizeof err, 30);
+    EXPECT_RC(rc, 0);
+    NB_ASSERT(!strcmp(out, "second\n") && !strcmp(err, "second-err\n"),
+              "the next program's output: stdout '%.40s', stderr '%.40s' (expected 'second', 'second-err')",
+              out, err);
+    /* a worker plants, the next worker starts */
+    static const nb_remote_spec spec = { "fake", "fake worker", 0, 0, NULL };
+    const nb_step *planting = nb_remote(path, &spec);
+    char next[600];
+    snprintf(next, sizeof next, "%s/next_worker", tmp && *tmp ? tmp : "/tmp");
+    CU_ASSERT_FATAL(put_script(next, "#!/bin/sh\necho next-worker-said\n") == 0);
+    const nb_step *speaking = nb_remote(next, &spec);
+    nb_state s;
+    CU_ASSERT_FATAL(nb_state_alloc(&s, 1) == 0);
+    s.m[0] = 1; s.x[0] = s.y[0] = s.z[0] = s.vx[0] = s.vy[0] = s.vz[0] = 0;
+    nb_options o;
+    nb_options_default(&o);
+    char why[800];
+    for (int k = 0; k < 2; k++) {
+        const nb_step *w = k ? speaking : planting;
+        void *ctx = NULL;
+        rc = w->init(&ctx, &s, &o);                 /* no protocol: the hello fails */
+        snprintf(why, sizeof why, "%s", nb_errmsg());
+        CU_ASSERT(rc != 0);
+        if (ctx) nb_remote_finish(ctx, NULL, 0);
+    }
+    NB_ASSERT(strstr(why, "next-worker-said") != NULL, "the next worker's output: '%.200s' (expected its "
+              "line 'next-worker-said')", why);
+    nb_state_free(&s);
+    read_private(victim, text, sizeof text);
+    NB_ASSERT(!strcmp(text, "precious\n"), "the grader's file behind the planted links: '%.60s' (expected "
+              "'precious', untouched)", text);
+    remove_private(dir, victim);
+}
+
+/* A program replaces its stdout and stderr files by links to a file only
+ * the grader may read (root's 0600 file in CI): the grader read it through
+ * them and showed it in the transcript.  Now the captures are the
+ * program's own output, never the file's. */
+static void t_swapped_capture_links(void)
+{
+    char dir[64], secret[96], script[1200];
+    char text[64];
+    snprintf(text, sizeof text, "top-secret-%d\n", (int)getpid());
+    CU_ASSERT_FATAL(private_file(dir, sizeof dir, secret, sizeof secret, text) == 0);
+    snprintf(script, sizeof script,
+             "echo own-out; echo own-err >&2; "
+             "for fd in 1 2; do f=$(readlink /proc/self/fd/$fd); [ -f \"$f\" ] && ln -sf '%s' \"$f\"; done; "
+             "cat '%s' 2>/dev/null | grep -q top-secret && echo READ-IT-ITSELF; exit 0",
+             secret, secret);
+    char *argv[] = { "/bin/sh", "-c", script, NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
+    EXPECT_RC(rc, 0);
+    EXPECT_LACKS(out, "top-secret");
+    EXPECT_LACKS(err, "top-secret");
+    EXPECT_HAS(out, "own-out\n");
+    EXPECT_HAS(err, "own-err\n");
+    if (geteuid() == 0 && !nb_sandbox_degraded()) EXPECT_LACKS(out, "READ-IT-ITSELF");
+    remove_private(dir, secret);
+}
+
+/* The box's environment carries nothing of the grader's own: not the
+ * directories it hides (NB_SANDBOX_HIDE: where the answers and the class's
+ * submissions are), not NB_GRADE_*; the rest of the environment is passed
+ * on (NB_HARNESS_PASSED). */
+static void t_box_environment(void)
+{
+    setenv("NB_SANDBOX_HIDE", "/nonexistent-nb-answers:/nonexistent-nb-submissions", 1);
+    setenv("NB_GRADE_REQUIRE_GPU", "0", 1);
+    setenv("NB_HARNESS_PASSED", "yes", 1);
+    char *argv[] = { "/bin/sh", "-c", "env", NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
+    unsetenv("NB_SANDBOX_HIDE");
+    unsetenv("NB_GRADE_REQUIRE_GPU");
+    unsetenv("NB_HARNESS_PASSED");
+    EXPECT_RC(rc, 0);
+    EXPECT_HAS(out, "NB_HARNESS_PASSED=yes\n");
+    EXPECT_LACKS(out, "NB_SANDBOX_HIDE");
+    EXPECT_LACKS(out, "nonexistent-nb-answers");
+    EXPECT_LACKS(out, "NB_GRADE_");
+}
+
+/* A program's grade line and terminal sequences reach the transcript as
+ * data: behind "       | " where the test shows them, escaped and
+ * indented where a test printed them raw, escaped in the failure message
+ * of the grade line; the transcript holds no ESC and no CR, and no line of
+ * it starts as a grade line the program printed. */
+static void t_transcript_is_data(void)
+{
+    /* nb_t_show() itself, its output caught in a file: ESC, CR, a C1 CSI,
+     * a right-to-left override and a byte that is no UTF-8 escaped, "é"
+     * kept, every line behind the bar, the rest of a long text counted */
+    static char shown[8192], text[10000];
+    snprintf(text, sizeof text, "ok: score 57/57\n\033[8mx\r\xc2\x9b" "2K\xe2\x80\xae" "ab \xff \xc3\xa9\n");
+    size_t len = strlen(text);
+    memset(text + len, 'y', sizeof text - 1 - len);
+    text[sizeof text - 1] = '\0';
+    fflush(stdout);
+    int keep = dup(1), cap = memfd_create("shown", MFD_CLOEXEC);
+    CU_ASSERT_FATAL(keep >= 0 && cap >= 0 && dup2(cap, 1) == 1);
+    nb_t_show(text);
+    fflush(stdout);
+    dup2(keep, 1);
+    close(keep);
+    ssize_t n = pread(cap, shown, sizeof shown - 1, 0);
+    shown[n > 0 ? n : 0] = '\0';
+    close(cap);
+    EXPECT_HAS(shown, "       | ok: score 57/57\n       | \\x1b[8mx\\x0d\\xc2\\x9b2K\\xe2\\x80\\xae" "ab \\xff \xc3\xa9\n"
+                      "       | yyy");
+    char more[80];
+    snprintf(more, sizeof more, "\n       | ... (%zu more bytes not shown)\n", sizeof text - 1 - NB_T_SHOW_MAX);
+    EXPECT_HAS(shown, more);
+    EXPECT_LACKS(shown, "\033");
+    EXPECT_LACKS(shown, "\r");
+    EXPECT_LACKS(shown, "\xc2\x9b");
+    EXPECT_LACKS(shown, "\xe2\x80\xae");
+    /* the whole transcript of a runner whose test runs such a program */
+    char dir[64], victim[96];
+    CU_ASSERT_FATAL(private_file(dir, sizeof dir, victim, sizeof victim, "precious\n") == 0);
+    setenv("NB_SELFTEST_VICTIM", dir, 1);
+    char *argv[] = { (char *)nb_harness_self, "--selftest-hostile", NULL };
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 120);
+    unsetenv("NB_SELFTEST_VICTIM");
+    EXPECT_RC(rc, 1);                            /* prints_a_grade fails */
+    EXPECT_HAS(out, "       | step01_cpu: score 57/57 points\n       |   PASS  57/57  conformance/all\n"
+                    "       | \\x1b[8mhidden\\x1b[0m\\x0d\n");
+    EXPECT_HAS(out, "\n       step01_cpu: score 57/57 points\n");           /* raw, indented */
+    EXPECT_HAS(out, "  FAIL   0/1   fake_hostile/prints_a_grade: exit 3: err: score 57/57 points\\n\\x1b[2K");
+    EXPECT_LACKS(out, "\033");
+    EXPECT_LACKS(out, "\r");
+    EXPECT_LACKS(out, "\nstep01_cpu: score");
+    EXPECT_LACKS(out, "\n  PASS  57/57");
+    EXPECT_LACKS(out, "\nerr: score");
+    EXPECT_HAS(out, "  PASS   1/1   fake_hostile/leaves_a_mess\n");
+    EXPECT_HAS(out, "selftest: 1 passed, 1 failed, 0 skipped");
+    /* the runner removed its scratch directories, and nothing else */
+    char was[64];
+    read_private(victim, was, sizeof was);
+    NB_ASSERT(!strcmp(was, "precious\n"), "the grader's file behind the links: '%.40s' (expected 'precious')",
+              was);
+    const char *tmp = getenv("TMPDIR");
+    DIR *d = opendir(tmp && *tmp ? tmp : "/tmp");
+    CU_ASSERT_FATAL(d != NULL);
+    int left = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (!strncmp(e->d_name, "nbgrade.", 8)) { printf("       left behind: %s\n", e->d_name); left++; }
+    closedir(d);
+    CU_ASSERT_EQUAL(left, 0);
+    remove_private(dir, victim);
+}
+
+/* What a program leaves in the scratch directory is read back by name only
+ * through nb_testutil.h's readers: the links a box planted are gone when it
+ * ends (nb_sandbox_unlink_links), and a link planted later (a worker still
+ * running) is refused, at the end of the path or in it, as is a FIFO (no
+ * hang); a regular file reads as it is. */
+static void t_files_by_name(void)
+{
+    char dir[64], secret[96], cmd[1500], path[600];
+    CU_ASSERT_FATAL(private_file(dir, sizeof dir, secret, sizeof secret, "1 2 3 4 5 6 7\n") == 0);
+    const char *tmp = getenv("TMPDIR");
+    CU_ASSERT_FATAL(tmp && *tmp);
+    snprintf(cmd, sizeof cmd, "ln -s '%s' state.txt && ln -s '%s' sub && mkdir d && ln -s '%s' d/sub && "
+             "printf '1 0 0 0 0 0 0\\n' > real.txt && mkfifo fifo", secret, dir, dir);
+    char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 30);
+    EXPECT_RC(rc, 0);
+    static const char *const gone[] = { "state.txt", "sub", "d/sub" };
+    struct stat st;
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, gone[k]);
+        NB_ASSERT(lstat(path, &st) != 0, "the box's link %s is still there after it ended", gone[k]);
+    }
+    snprintf(path, sizeof path, "%s/fifo", tmp);
+    NB_ASSERT(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode), "the box's FIFO is gone (only links go)");
+    /* links planted while the grader reads */
+    snprintf(path, sizeof path, "%s/later.txt", tmp);
+    CU_ASSERT_FATAL(symlink(secret, path) == 0);
+    char text[256] = "x";
+    nb_t_slurp(path, text, sizeof text);
+    NB_ASSERT(!text[0], "nb_t_slurp through a link: '%.40s'", text);
+    nb_state s;
+    rc = nb_t_state_read(path, &s);
+    NB_ASSERT(rc != 0, "nb_t_state_read through a link: exit %d, %lld bodies", rc, rc ? 0LL : (long long)s.n);
+    if (!rc) nb_state_free(&s);
+    snprintf(path, sizeof path, "%s/later", tmp);
+    CU_ASSERT_FATAL(symlink(dir, path) == 0);
+    snprintf(path, sizeof path, "%s/later/file", tmp);
+    text[0] = 'x';
+    nb_t_slurp(path, text, sizeof text);
+    NB_ASSERT(!text[0], "nb_t_slurp through a linked directory: '%.40s'", text);
+    snprintf(path, sizeof path, "%s/fifo", tmp);
+    errno = 0;
+    FILE *f = nb_t_fopen_read(path);
+    NB_ASSERT(!f && errno == EINVAL, "nb_t_fopen_read of a FIFO: %s (expected EINVAL)", f ? "opened" : strerror(errno));
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/real.txt", tmp);
+    rc = nb_t_state_read(path, &s);
+    NB_ASSERT(rc == 0 && s.n == 1 && s.m[0] == 1.0f, "nb_t_state_read of a regular file: exit %d: %s", rc,
+              rc ? nb_errmsg() : "");
+    if (!rc) nb_state_free(&s);
+    remove_private(dir, secret);
 }
 
 /* tests/manifest.tsv lists every test of every runner; compare it with
@@ -476,6 +820,11 @@ static const nb_test harness_tests[] = {
     { "grade_table_rejects_missing_foreign_and_partial_results", t_grade_table, 2 },
     { "grade_reports_survive_hostile_text", t_grade_reports_hostile_text, 2 },
     { "sandbox_contains_a_hostile_program", t_sandbox, 2 },
+    { "planted_links_redirect_no_output", t_planted_output_links, 2 },
+    { "swapped_capture_links_read_no_secret", t_swapped_capture_links, 2 },
+    { "box_environment_has_no_grader_variables", t_box_environment, 1 },
+    { "files_by_name_never_through_a_link", t_files_by_name, 2 },
+    { "transcript_shows_program_text_as_data", t_transcript_is_data, 2 },
     { "manifest_matches_runners_list", t_manifest, 1 },
     NB_TEST_END
 };

@@ -154,7 +154,7 @@ static void t_too_many_gpus(void)
     snprintf(must, sizeof must, "only %d GPU", count);
     char *argv[] = { STEP06_BINARY, "-n", "1000", "-s", "1", "--gpus", want, NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 60);
-    if (rc != 2 || !strstr(err, must)) printf("       --gpus %s: exit %d: %s", want, rc, err);
+    if (rc != 2 || !strstr(err, must)) { printf("       --gpus %s: exit %d:\n", want, rc); nb_t_show(err); }
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT_EQUAL(nb_t_count_lines(err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, must));
@@ -181,7 +181,7 @@ static void t_nvls_off(void)
     unsetenv("NCCL_NVLS_ENABLE");               /* the program run inherits it unset */
     char *argv[] = { STEP06_BINARY, "-n", "2000", "-s", "2", "--bench", NULL };
     rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
-    if (rc || !strstr(out, "NCCL_NVLS_ENABLE=0")) printf("       exit %d: %s%s", rc, out, err);
+    if (rc || !strstr(out, "NCCL_NVLS_ENABLE=0")) { printf("       exit %d:\n", rc); nb_t_show(out); nb_t_show(err); }
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "NCCL_NVLS_ENABLE=0"));
 }
@@ -198,7 +198,7 @@ static void t_failing_gpu(void)
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 90);
     unsetenv("NB_FAKE_GPU_FAIL");
     unsetenv("NB_NCCL_TIMEOUT_S");
-    if (rc != 3 || !strstr(err, must)) printf("       exit %d (137: it hung): %s", rc, err);
+    if (rc != 3 || !strstr(err, must)) { printf("       exit %d (137: it hung):\n", rc); nb_t_show(err); }
     CU_ASSERT_EQUAL(rc, 3);
     CU_ASSERT_EQUAL(nb_t_count_lines(err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, must));

@@ -51,8 +51,12 @@ static void run_tool(const char *tool)
                 (strstr(summary, "ERROR SUMMARY: 0 errors") || strstr(summary, "0 hazards displayed (0 errors"));
     if (!clean) {
         const char *first = strstr(out, "========= ");
-        printf("       %s: exit %d, %.200s\n       first report line: %.300s\n", tool, rc,
-               summary ? summary : "no summary line", first ? first : "(none)");
+        char sum[201], rep[301];
+        snprintf(sum, sizeof sum, "%s", summary ? summary : "no summary line");
+        snprintf(rep, sizeof rep, "%s", first ? first : "(none)");
+        printf("       %s: exit %d; the summary, then the first report line:\n", tool, rc);
+        nb_t_show(sum);
+        nb_t_show(rep);
     }
     char msg[700];
     snprintf(msg, sizeof msg, "%s %s -n 1001 -s 2 --check: exit %d, %s (expected exit 0 and 0 errors)", tool,

@@ -511,18 +511,22 @@ static void t_cpu_threads_option(void)
     char *with[] = { (char *)binary, "--cpu", "--threads", "2", "-n", "3000", "-s", "1",
                      "--check", NULL };
     int rc = nb_t_run(with, out, sizeof out, err, sizeof err, 60);
-    if (rc != 0 || !strstr(out, "2 threads") || !strstr(out, "-> PASS"))
-        printf("\n    --cpu --threads 2: exit %d (want 0, '2 threads', PASS): %s%s\n", rc, out,
-               err);
+    if (rc != 0 || !strstr(out, "2 threads") || !strstr(out, "-> PASS")) {
+        printf("\n    --cpu --threads 2: exit %d (want 0, '2 threads', PASS):\n", rc);
+        nb_t_show(out);
+        nb_t_show(err);
+    }
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "2 threads"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "-> PASS"));
     char *without[] = { (char *)binary, "--threads", "2", "-n", "3000", NULL };
     rc = nb_t_run(without, out, sizeof out, err, sizeof err, 60);
     int lines = nb_t_count_lines(err);
-    if (rc != 2 || lines != 1 || !strstr(err, "--cpu"))
+    if (rc != 2 || lines != 1 || !strstr(err, "--cpu")) {
         printf("\n    --threads 2 without --cpu: exit %d, %d stderr lines (want 2, 1 naming "
-               "--cpu): %s\n", rc, lines, err);
+               "--cpu):\n", rc, lines);
+        nb_t_show(err);
+    }
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "--cpu"));

@@ -189,7 +189,7 @@ static void sanitize_one(const char *tool, const char *tune, const char *n, cons
     const char *sum = strstr(sout, "ERROR SUMMARY");
     printf("       NB_TUNE=%s%s%s %s: exit %d, %.*s\n", tune, precision ? " --precision " : "",
            precision ? precision : "", tool, rc, sum ? (int)strcspn(sum, "\n") : 10, sum ? sum : "no summary");
-    if (rc) printf("%.2000s%.1000s", sout, serr);
+    if (rc) { nb_t_show(sout); nb_t_show(serr); }
     NB_ASSERT(rc == 0, "NB_TUNE=%s%s%s compute-sanitizer --tool %s -n %s -s %s --check: exit %d (9: "
               "sanitizer errors), expected 0: %.110s", tune, precision ? " --precision " : "",
               precision ? precision : "", tool, n, steps, rc, serr);
