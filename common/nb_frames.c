@@ -24,6 +24,7 @@ struct nb_frames {
     int             filling;       /* 1 between nb_frames_slot and nb_frames_submit */
     int             next_number;
     int             stop, failed;
+    int             hold;          /* 1: the writer takes no frame (nb_frames_hold) */
     int64_t         written, dropped;
     double          busy_ms;       /* the writer's time in nb_png_write */
     char            why[1200];
@@ -39,7 +40,7 @@ static void *writer(void *arg)
     char *path = malloc(plen);
     pthread_mutex_lock(&f->mu);
     for (;;) {
-        while (!f->queued && !f->stop)
+        while ((!f->queued || f->hold) && !f->stop)
             pthread_cond_wait(&f->cv, &f->mu);
         if (!f->queued)
             break;                           /* stopped and drained */
@@ -147,6 +148,14 @@ void nb_frames_submit(nb_frames *f)
     pthread_mutex_unlock(&f->mu);
 }
 
+void nb_frames_hold(nb_frames *f, int hold)
+{
+    pthread_mutex_lock(&f->mu);
+    f->hold = hold;
+    pthread_cond_signal(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
 int nb_frames_close(nb_frames *f, int64_t *written, int64_t *dropped)
 {
     return nb_frames_close_timed(f, written, dropped, NULL);
@@ -158,6 +167,7 @@ int nb_frames_close_timed(nb_frames *f, int64_t *written, int64_t *dropped, doub
         return 0;
     pthread_mutex_lock(&f->mu);
     f->stop = 1;
+    f->hold = 0;
     pthread_cond_signal(&f->cv);
     pthread_mutex_unlock(&f->mu);
     pthread_join(f->thread, NULL);

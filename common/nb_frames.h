@@ -32,6 +32,9 @@ unsigned char *nb_frames_slot(nb_frames *f);
 int nb_frames_failed(nb_frames *f);
 /* Hand the slot just filled to the writer. */
 void nb_frames_submit(nb_frames *f);
+/* For the tests: hold = 1 stops the writer before its next frame (a writer
+ * stuck on a slow disk), hold = 0 lets it go on (so does nb_frames_close). */
+void nb_frames_hold(nb_frames *f, int hold);
 /* Wait for the writer to finish what was submitted and stop it.  The
  * counts of frames written and dropped; returns 0 or NB_EXIT_RUNTIME with
  * the first write error as the message ("--render: ...").  f is freed. */

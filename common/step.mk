@@ -13,7 +13,18 @@
 # tests/work_<runner>: the grader itself links no step code), asan/libstep.a
 # (the same with the host C code under ASan and UBSan, for the sanitized
 # worker), clean.
+#
+# Every object of a step -- libstep.a's, asan/libstep.a's, the programs' main
+# objects, the tuned builds' too -- is compiled through
+# scripts/student_lint.sh: the student's code is the grade's untrusted input,
+# and may neither switch off the grade's instruments (no_sanitize, optimize
+# attributes and pragmas, inline assembly in C, code that differs under the
+# sanitizers) nor borrow its answers (a call of common/nb_verify.h's
+# references, dlsym, an #include of a source file).  A finding stops the
+# build with one line "FILE:LINE: what: refused (why)".
 include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
+NB_LINT      := $(TOP_DIR)/scripts/student_lint.sh
+NB_LINT_DEPS := $(NB_LINT) $(TOP_DIR)/scripts/student_lint.awk
 
 IMPL_OBJS := $(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
 # An earlier step's code is linked, never copied: its libstep.a, built by its
@@ -51,9 +62,9 @@ ASAN_OBJS := $(addprefix asan/,$(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FO
 asan/libstep.a: $(ASAN_OBJS) $(CU_SRCS:.cu=.o)
 	$(Q)rm -f $@ && ar rcs $@ $^
 $(addprefix asan/,$(FORCE_SRCS:.c=.o)): FORCE_FLAGS = $(FORCE_CFLAGS)
-asan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
+asan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
 	@mkdir -p asan
-	$(Q)$(CC) $(CFLAGS) $(FORCE_FLAGS) $(NB_ASAN_FLAGS) -c -o $@ $<
+	$(Q)$(NB_LINT) --san '$(NB_ASAN_FLAGS)' $@ $< -- $(CC) $(CFLAGS) $(FORCE_FLAGS)
 
 ifneq ($(USES_LIBS),)
 $(USES_LIBS): FORCE
@@ -64,14 +75,14 @@ $(COMMON_LIB) $(CUDA_COMMON_LIB): common
 common:
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(TOP_DIR)/common $(if $(strip $(CU_SRCS)),all,host)
 
-$(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
-	$(Q)$(CC) $(CFLAGS) $(FORCE_CFLAGS) -c -o $@ $<
+$(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
+	$(Q)$(NB_LINT) $@ $< -- $(CC) $(CFLAGS) $(FORCE_CFLAGS)
 
-%.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+%.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
+	$(Q)$(NB_LINT) $@ $< -- $(CC) $(CFLAGS)
 
-%.o: %.cu $(wildcard $(TOP_DIR)/common/*.h) Makefile
-	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+%.o: %.cu $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_LINT_DEPS)
+	$(Q)$(NB_LINT) $@ $< -- $(NVCC) $(NVCCFLAGS)
 
 # the main objects of the extra programs are kept (no "rm main_tuned.o")
 .SECONDARY: $(EXTRA_PROGRAMS:nbody_%=main_%.o)

@@ -15,6 +15,10 @@
 #     # max-score: 10        (optional, for the controls, mutants/control_*: a non-answer --
 #                            zero, constant or random accelerations -- killed only if the
 #                            student's score of the tests run is at most this % of their points)
+#     # build: refused       (optional: the build must refuse it -- scripts/student_lint.sh,
+#                            which compiles every object of a step: killed when its build
+#                            fails with a line "FILE:LINE: ...: refused (...)", survived
+#                            when it builds; it needs no GPU and is never graded)
 #     # caught by: the tests expected to fail (documentation)
 #
 # The catalog holds the mistakes a hurried student makes and the attacks a
@@ -31,7 +35,10 @@
 #  3. Each mutant gets its own copy of the built scratch tree (JOBS at a
 #     time), its patch applied, its step and runner rebuilt (a mutant must
 #     build: the catalog is of mistakes that compile -- else BUILD-FAILED),
-#     and is graded by its runner with NB_TEST_TIMEOUT (60 s) per test.
+#     and is graded by its runner with NB_TEST_TIMEOUT (60 s) per test
+#     (a "build: refused" mutant: KILLED when the lint's refusal stopped
+#     its build, BUILD-FAILED when something else did, SURVIVED when it
+#     built; it is not graded).
 #     Points lost = the points of the tests run minus the score, from
 #     tests/results/<runner>.tsv of its copy.  A runner that dies or times
 #     out without results counts as killed (check-all fails all its tests),
@@ -85,7 +92,7 @@ git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 || in_git=0
 
 # ---- the catalog -------------------------------------------------------------
 field() { sed -n "s/^# $2: *//p" "$1" | head -1; }
-names=() kinds=() runners=() suites=() steps=() modes=() minlost=() maxscore=()
+names=() kinds=() runners=() suites=() steps=() modes=() minlost=() maxscore=() builds=()
 for p in "$top"/mutants/*.patch; do
   [ -e "$p" ] || continue
   name=$(basename "$p" .patch)
@@ -101,10 +108,13 @@ for p in "$top"/mutants/*.patch; do
     exit 2
   fi
   case "$kind" in cpu|gpu) ;; *) echo "mutants: $p: kind '$kind' is not cpu or gpu" >&2; exit 2 ;; esac
+  case "$(field "$p" build)" in ''|refused) ;;
+    *) echo "mutants: $p: '# build: $(field "$p" build)': the only value is 'refused'" >&2; exit 2 ;; esac
   [ "$which" = all ] || [ "$which" = "$kind" ] || continue
   names+=("$name") kinds+=("$kind") runners+=("$runner") steps+=("$step")
   suites+=("$(field "$p" suites)") modes+=("$(field "$p" grade)") minlost+=("$(field "$p" min-lost)")
   maxscore+=("$(field "$p" max-score)")
+  builds+=("$(field "$p" build)")
 done
 if [ ${#names[@]} = 0 ]; then echo "mutants: no mutant selected (MUTANTS=$which MUTANT=$glob)" >&2; exit 2; fi
 
@@ -150,7 +160,9 @@ build() {   # build TREE RUNNER LOG: the runner and every program of its step
 }
 gpu_reason=""
 need_gpu=0
-for k in "${!names[@]}"; do [ "${kinds[$k]}" = gpu ] && [ -z "${status[${names[$k]}]:-}" ] && need_gpu=1; done
+for k in "${!names[@]}"; do
+  [ "${kinds[$k]}" = gpu ] && [ -z "${status[${names[$k]}]:-}" ] && [ "${builds[$k]}" != refused ] && need_gpu=1
+done
 if [ $need_gpu = 1 ]; then
   if ! make --no-print-directory -C "$base/step02_naive" "${makevars[@]}" nbody > "$work/probe.build.log" 2>&1; then
     echo "mutants: the probe program (step02_naive) does not build; see $work/probe.build.log" >&2
@@ -163,8 +175,8 @@ if [ $need_gpu = 1 ]; then
   if [ -n "$gpu_reason" ]; then say "no GPU here ($gpu_reason): the GPU mutants are not run"
   else say "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"; fi
 fi
-runs_here() {   # mutant index -> 0 if it is graded on this machine
-  [ "${kinds[$1]}" = cpu ] || [ -z "$gpu_reason" ]
+runs_here() {   # mutant index -> 0 if it is graded (or, build: refused, built) on this machine
+  [ "${kinds[$1]}" = cpu ] || [ -z "$gpu_reason" ] || [ "${builds[$1]}" = refused ]
 }
 # runner + suite filter pairs to build and grade unmutated
 declare -A want
@@ -202,11 +214,13 @@ grade() {   # grade TREE RUNNER SUITES -> TREE/tests/results/RUNNER.tsv
   rm -f "$d/tests/results/$r.tsv" "$d/tests/results/$r.json"
   (cd "$d/tests" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" timeout "$run_tmo" "./run_$r" ${s:+"$s"})
 }
-# the runner + suite filter pairs graded here (some mutant of theirs runs here)
+# the runner + suite filter pairs graded here (some mutant of theirs is graded here)
 graded=()
 for key in "${!want[@]}"; do
   for k in "${!names[@]}"; do
-    if [ "${runners[$k]}|${suites[$k]}" = "$key" ] && runs_here "$k"; then graded+=("$key"); break; fi
+    if [ "${runners[$k]}|${suites[$k]}" = "$key" ] && runs_here "$k" && [ "${builds[$k]}" != refused ]; then
+      graded+=("$key"); break
+    fi
   done
 done
 base_runner() {   # base_runner R: R unmutated, each of its filters in turn (one results file)
@@ -259,7 +273,18 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
     printf 'STALE\tthe patch does not apply\n' > "$out.line"; return
   fi
   if ! build "$d" "$r" > "$out.build.log" 2>&1; then
-    printf 'BUILD-FAILED\t%s\n' "$(grep -m1 -E 'error' "$out.build.log" | head -c 200)" > "$out.line"
+    # the lint's refusal: "FILE:LINE: what: refused (why)" (scripts/student_lint.sh)
+    local refusal
+    refusal=$(grep -m1 -E '^[^ :]+:[0-9]+: .*: refused \(' "$out.build.log")
+    if [ "${builds[$k]}" = refused ] && [ -n "$refusal" ]; then
+      printf 'KILLED\trefused by the build: %s\n' "$(head -c 200 <<< "$refusal")" > "$out.line"
+    else
+      printf 'BUILD-FAILED\t%s\n' "$(grep -m1 -E 'error|refused' "$out.build.log" | head -c 200)" > "$out.line"
+    fi
+    [ "${MUTANTS_KEEP:-0}" = 1 ] || rm -rf "$d"; return
+  fi
+  if [ "${builds[$k]}" = refused ]; then
+    printf 'SURVIVED\tit builds: the build was to refuse it (scripts/student_lint.sh)\n' > "$out.line"
     [ "${MUTANTS_KEEP:-0}" = 1 ] || rm -rf "$d"; return
   fi
   if ! runs_here "$k"; then

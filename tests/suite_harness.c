@@ -10,8 +10,10 @@
  *    every test of it;
  * and it runs scripts/grade_table.sh on a synthetic results directory
  * (results that are missing, from another run or not whole count 0, with
- * the reason), boxes a hostile program in the sandbox, and compares
- * tests/manifest.tsv with the runners' --list.  Hostile programs and
+ * the reason), boxes a hostile program in the sandbox, compares
+ * tests/manifest.tsv with the runners' --list, and runs the check that
+ * every object of a step is built through (scripts/student_lint.sh) on
+ * the fixtures of tests/lint/.  Hostile programs and
  * workers also plant links in the scratch directory where the grader's
  * output files were named, swap their captures for links to a file only
  * the grader may read, look for the grader's variables in their
@@ -39,6 +41,19 @@
 
 #ifndef NB_TOP_DIR
 #define NB_TOP_DIR ".."
+#endif
+/* the compilers of the build (tests/Makefile), for the lint's fixtures */
+#ifndef NB_LINT_CC
+#define NB_LINT_CC "gcc"
+#endif
+#ifndef NB_LINT_NVCC
+#define NB_LINT_NVCC "nvcc"
+#endif
+#ifndef NB_LINT_GENCODE
+#define NB_LINT_GENCODE "-arch=sm_90"
+#endif
+#ifndef NB_LINT_SAN
+#define NB_LINT_SAN "-fsanitize=address,undefined"
 #endif
 
 const char *nb_harness_self;    /* argv[0] of the common runner */
@@ -812,6 +827,137 @@ static void t_manifest(void)
     CU_ASSERT(!stale);
 }
 
+/* scripts/student_lint.sh, through which common/step.mk compiles every
+ * object of a step, on each fixture of tests/lint/ (*.c, *.cu).  A
+ * fixture's first line says what must happen:
+ *   lint: clean                 exit 0, nothing printed, the object made
+ *   lint: [--san: ][FILE:]LINE: TEXT
+ *                               exit 1, a line "tests/lint/FILE:LINE: ..."
+ *                               holding TEXT and ": refused (", no object
+ * (FILE: the header where the finding is, by default the fixture; --san:
+ * linted as a sanitized object, scripts/student_lint.sh --san).  The
+ * fixtures hold every form the lint refuses (no_sanitize plain, pasted, in
+ * a system macro, in a "system" header; the optimize attribute and
+ * pragmas, _Pragma; an #include of a source or of a non-header; assembly,
+ * .incbin; a line marker; the grade's reference called, aliased, its
+ * verdict defined; dlsym; the sanitizers' options; code that differs under
+ * the sanitizers) and clean code, C and CUDA. */
+static void t_student_lint(void)
+{
+    const char *dirpath = NB_TOP_DIR "/tests/lint";
+    DIR *dir = opendir(dirpath);
+    if (!dir) printf("       cannot open %s\n", dirpath);
+    CU_ASSERT_FATAL(dir != NULL);
+    int nfix = 0, nclean = 0, ncu = 0;
+    char obj[400];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(obj, sizeof obj, "%s/nblint_%d.o", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    for (struct dirent *e; (e = readdir(dir));) {
+        size_t len = strlen(e->d_name);
+        int cu = len > 3 && !strcmp(e->d_name + len - 3, ".cu");
+        if (!cu && !(len > 2 && !strcmp(e->d_name + len - 2, ".c"))) continue;
+        char src[600], first[400], line[1024];
+        snprintf(src, sizeof src, "%s/%s", dirpath, e->d_name);
+        FILE *f = fopen(src, "r");
+        if (!f || !fgets(first, sizeof first, f)) {
+            printf("       %s: cannot read its first line\n", src);
+            CU_FAIL("a fixture without its first line");
+            if (f) fclose(f);
+            continue;
+        }
+        fclose(f);
+        /* what the first line expects */
+        const char *x = strstr(first, "lint: ");
+        if (!x) {
+            printf("       %s: the first line says no \"lint: ...\"\n", src);
+            CU_FAIL("a fixture without its expectation");
+            continue;
+        }
+        x += 6;
+        int clean = !strncmp(x, "clean", 5), san = 0;
+        char where[300] = "", text[300] = "";
+        if (!clean) {
+            if (!strncmp(x, "--san: ", 7)) san = 1, x += 7;
+            const char *colon = strchr(x, ':');
+            char file[200];
+            snprintf(file, sizeof file, "%s", e->d_name);
+            if (colon && (*x < '0' || *x > '9')) {             /* FILE:LINE: */
+                snprintf(file, sizeof file, "%.*s", (int)(colon - x), x);
+                x = colon + 1;
+            }
+            int at = atoi(x);
+            const char *t = strstr(x, ": ");
+            snprintf(text, sizeof text, "%s", t ? t + 2 : "");
+            char *end = strstr(text, " */");
+            if (end) *end = '\0';
+            snprintf(where, sizeof where, "tests/lint/%s:%d: ", file, at);
+            if (at <= 0 || !text[0]) {
+                printf("       %s: cannot read its expectation \"%s\"\n", src, first);
+                CU_FAIL("a fixture's expectation unreadable");
+                continue;
+            }
+        }
+        /* the lint, with the build's compiler */
+        char *argv[32], ccbuf[200];
+        int k = 0;
+        argv[k++] = "/bin/bash";
+        argv[k++] = NB_TOP_DIR "/scripts/student_lint.sh";
+        if (san) argv[k++] = "--san", argv[k++] = NB_LINT_SAN;
+        argv[k++] = obj;
+        argv[k++] = src;
+        argv[k++] = "--";
+        if (cu) {
+            if (access(NB_LINT_NVCC, X_OK) != 0) {
+                printf("       %s: no %s here: not run\n", e->d_name, NB_LINT_NVCC);
+                continue;
+            }
+            argv[k++] = NB_LINT_NVCC;
+            argv[k++] = "-std=c++17";
+            argv[k++] = NB_LINT_GENCODE;
+            argv[k++] = "-Xcompiler";
+            argv[k++] = "-Wall,-Wextra";
+        } else {
+            snprintf(ccbuf, sizeof ccbuf, "%s", NB_LINT_CC);   /* "ccache gcc": two words */
+            for (char *save = NULL, *w = strtok_r(ccbuf, " ", &save); w && k < 20; w = strtok_r(NULL, " ", &save))
+                argv[k++] = w;
+            argv[k++] = "-std=c11";
+            argv[k++] = "-D_POSIX_C_SOURCE=200809L";
+            argv[k++] = "-fopenmp";
+            argv[k++] = "-Wall";
+            argv[k++] = "-Wextra";
+        }
+        argv[k++] = "-I" NB_TOP_DIR "/common";
+        argv[k] = NULL;
+        unlink(obj);
+        int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 300);
+        int made = access(obj, F_OK) == 0;
+        unlink(obj);
+        nfix++;
+        ncu += cu;
+        if (clean) {
+            nclean++;
+            int ok = rc == 0 && !err[0] && !out[0] && made;
+            if (!ok) printf("       %s: expected clean (exit 0, silent, an object): exit %d, %s\n%s%s", e->d_name,
+                            rc, made ? "an object" : "no object", out, err);
+            CU_ASSERT(ok);
+            continue;
+        }
+        /* the line that names the place, the finding and the refusal */
+        int found = 0;
+        for (const char *p = err; p && *p && !found; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+            snprintf(line, sizeof line, "%.*s", (int)strcspn(p, "\n"), p);
+            found = !strncmp(line, where, strlen(where)) && strstr(line, text) && strstr(line, ": refused (");
+        }
+        int ok = rc == 1 && found && !made;
+        if (!ok) printf("       %s: expected exit 1, \"%s...%s...: refused (\" and no object: exit %d, %s:\n%s%s",
+                        e->d_name, where, text, rc, made ? "an object left" : "no object", out, err);
+        CU_ASSERT(ok);
+    }
+    closedir(dir);
+    printf("       %d fixtures (%d clean, %d CUDA)\n", nfix, nclean, ncu);
+    CU_ASSERT(nfix >= 20 && nclean >= 1);
+}
+
 static const nb_test harness_tests[] = {
     { "gpu_suite_without_device_is_not_graded", t_skip_is_not_graded, 2 },
     { "failing_test_fails_the_run", t_failure_fails, 2 },
@@ -826,6 +972,7 @@ static const nb_test harness_tests[] = {
     { "files_by_name_never_through_a_link", t_files_by_name, 2 },
     { "transcript_shows_program_text_as_data", t_transcript_is_data, 2 },
     { "manifest_matches_runners_list", t_manifest, 1 },
+    { "student_lint_refuses_each_form", t_student_lint, 2 },
     NB_TEST_END
 };
 

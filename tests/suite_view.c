@@ -120,38 +120,43 @@ static void rm_dir(const char *dir)
 
 /* ---- the frame writer (no GL) --------------------------------------------------- */
 
-/* 20 frames of 3000 x 3000 offered back to back to a writer that takes much
- * longer to encode one than the run to offer it: never waiting, the run
- * drops what the queue cannot hold, every frame is written or counted as
- * dropped, and the files written are frame_000000 .. in a row. */
+/* The run never waits for the writer: with the writer stopped (held, as a
+ * writer stuck on a slow disk would be), 100 frames offered back to back
+ * all return -- a run that waited would hang here, and fail by the test's
+ * time limit -- the queue takes what it holds (at least 2 frames) and the
+ * rest are dropped and counted; nothing is written while the writer is
+ * stopped.  Let go, it writes what was queued: every frame written or
+ * counted as dropped, the files frame_000000 .. in a row.  No clock: the
+ * property holds however loaded the machine is. */
 static void t_writer_never_blocks(void)
 {
     const char *dir = tmp_dir(0);
-    const int S = 3000;
+    const int S = 256, offered = 100;
     nb_frames *f = NULL;
     CU_ASSERT_EQUAL_FATAL(nb_frames_open(&f, dir, S, S), 0);
-    double worst = 0;
-    int offered = 20;
+    nb_frames_hold(f, 1);
+    int accepted = 0;
     for (int k = 0; k < offered; k++) {
-        double t0 = nb_now_ms();
         unsigned char *p = nb_frames_slot(f);
         if (p) {
-            for (size_t q = 0; q < (size_t)S * S * 3; q += 4096) p[q] = (unsigned char)(k * 37 + q);
+            memset(p, k * 37, (size_t)S * S * 3);
             nb_frames_submit(f);
+            accepted++;
         }
-        double t = nb_now_ms() - t0;
-        if (t > worst) worst = t;
     }
+    char path[1400];
+    snprintf(path, sizeof path, "%s/frame_000000.png", dir);
+    int early = access(path, F_OK) == 0;
+    NB_ASSERT(!early, "%s was written while the writer was held", path);
+    nb_frames_hold(f, 0);
     int64_t written = -1, dropped = -1;
     CU_ASSERT_EQUAL_FATAL(nb_frames_close(f, &written, &dropped), 0);
-    printf("       %lld written, %lld dropped; the slowest hand-over took %.1f ms\n",
-           (long long)written, (long long)dropped, worst);
-    NB_ASSERT_EQ("frames written + dropped", written + dropped, offered);
-    NB_ASSERT(dropped > 0, "a writer far slower than the run dropped no frame (written %lld): "
-              "the run must have waited for it", (long long)written);
-    NB_ASSERT_LE("slowest hand-over of a frame to the writer, ms (no waiting for the encoder)",
-                 worst, 100.0);
-    char path[1400];
+    printf("       writer held: %d of %d frames queued; %lld written, %lld dropped\n", accepted, offered,
+           (long long)written, (long long)dropped);
+    NB_ASSERT(accepted >= 2 && accepted < offered, "with the writer stopped the queue took %d of %d frames "
+              "(it holds at least 2, and fewer than all of them)", accepted, offered);
+    NB_ASSERT_EQ("frames written (those queued)", written, accepted);
+    NB_ASSERT_EQ("frames dropped (those offered to a full queue)", dropped, offered - accepted);
     for (int64_t k = 0; k <= written; k++) {
         snprintf(path, sizeof path, "%s/frame_%06lld.png", dir, (long long)k);
         int there = access(path, R_OK) == 0;
