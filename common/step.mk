@@ -12,7 +12,8 @@
 # libstep.a (everything but main.o, linked into the step's worker,
 # tests/work_<runner>: the grader itself links no step code), asan/libstep.a
 # (the same with the host C code under ASan and UBSan, for the sanitized
-# worker), clean.
+# worker), tsan/libstep.a (with clang and TSan, for the race-checking
+# worker: common/tsan.mk), clean.
 include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
 
 IMPL_OBJS := $(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
@@ -55,6 +56,16 @@ asan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MO
 	@mkdir -p asan
 	$(Q)$(CC) $(CFLAGS) $(FORCE_FLAGS) $(NB_ASAN_FLAGS) -c -o $@ $<
 
+# the host objects again, with clang and ThreadSanitizer (LLVM's OpenMP:
+# tsan.mk), for the race-checking worker; CUDA objects as they are
+TSAN_OBJS := $(patsubst asan/%,tsan/%,$(ASAN_OBJS))
+tsan/libstep.a: $(TSAN_OBJS) $(CU_SRCS:.cu=.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(addprefix tsan/,$(FORCE_SRCS:.c=.o)): FORCE_FLAGS = $(FORCE_CFLAGS)
+tsan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE)
+	@mkdir -p tsan
+	$(Q)$(TSAN_CC) $(TSAN_CFLAGS) $(FORCE_FLAGS) -c -o $@ $<
+
 ifneq ($(USES_LIBS),)
 $(USES_LIBS): FORCE
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(dir $@) libstep.a
@@ -82,4 +93,4 @@ check: nbody
 
 clean:
 	rm -f nbody main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)
-	rm -rf asan
+	rm -rf asan tsan
