@@ -6,6 +6,8 @@
 #   WHAT       packages              needed by
 #   png        libpng-dev pkg-config  every build (frames, --render)
 #   cunit      libcunit1-dev          the tests (make check-all, make -C stepNN check)
+#   tsan       (see TSAN_PKGS below)  the tests' race checks (the suite "races": clang,
+#                                     ThreadSanitizer, LLVM's OpenMP and Archer; common/tsan.mk)
 #   gnuplot    gnuplot-nox            make plots
 #   ffmpeg     ffmpeg                 make movie
 #   chromium   chromium               make report-check (headless browser)
@@ -27,12 +29,17 @@ VIEW_PKGS=(libglfw3-dev libegl-dev libopengl-dev libgl-dev libegl-mesa0 libglx-m
 # SHA-1 (nettle), JPEG (libjpeg-turbo), and python3 for its tests
 # (tests/serve_check.py drives chromium, above, and raw WebSocket clients).
 SERVE_PKGS=(libmicrohttpd-dev libwslay-dev nettle-dev libturbojpeg0-dev python3)
-ALL=(png cunit gnuplot ffmpeg chromium view serve)
+# The race checks of the tests (common/tsan.mk): clang, its ThreadSanitizer
+# runtime, LLVM's OpenMP runtime with its TSan tool Archer (libarcher.so),
+# and llvm-symbolizer (the reports' file:line).  Bookworm's clang is clang-14.
+TSAN_PKGS=(clang libclang-rt-14-dev libomp-14-dev llvm-14)
+ALL=(png cunit tsan gnuplot ffmpeg chromium view serve)
 
 pkgs_of() {
   case $1 in
     png) echo libpng-dev pkg-config ;;
     cunit) echo libcunit1-dev ;;
+    tsan) echo "${TSAN_PKGS[@]}" ;;
     gnuplot) echo gnuplot-nox ;;
     ffmpeg) echo ffmpeg ;;
     chromium) echo chromium ;;
