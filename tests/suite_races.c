@@ -86,6 +86,14 @@ static void line_with(const char *text, const char *mark, char *line, size_t len
     snprintf(line, len, "%.*s", (int)(n < len - 1 ? n : len - 1), hit);
 }
 
+/* text without the tree's path (NB_TOP_DIR/), in place */
+static void strip_top(char *text)
+{
+    const char *top = NB_TOP_DIR "/";
+    size_t k = strlen(top);
+    for (char *q; (q = strstr(text, top));) memmove(q, q + k, strlen(q + k) + 1);
+}
+
 /* The kit's controls: 0, or -1 with the reason in why. */
 static int controls(char *why, size_t len)
 {
@@ -97,6 +105,7 @@ static int controls(char *why, size_t len)
         line_with(err, "SUMMARY: ThreadSanitizer", line, sizeof line);
         if (!line[0]) line_with(err, "ThreadSanitizer", line, sizeof line);
         if (!line[0]) line_with(err, "", line, sizeof line);
+        strip_top(line);
         printf("       the kit's race-free control:\n%s\n", err);
         snprintf(why, len, "the KIT's check is broken here, not the student's code: its race-free OpenMP control "
                  "(tests/tsan_control clean) exited %d: %.200s (is libarcher.so loaded?)", rc, line);
@@ -105,6 +114,7 @@ static int controls(char *why, size_t len)
     char *race[] = { (char *)CONTROL, "race", "4", "257", NULL };
     rc = nb_t_run(race, out, sizeof out, err, sizeof err, 120);
     line_with(err, "SUMMARY: ThreadSanitizer: data race", line, sizeof line);
+    strip_top(line);
     if (rc != TSAN_EXIT || !line[0] || !strstr(line, "tsan_control.c")) {
         if (!line[0]) line_with(err, "ThreadSanitizer", line, sizeof line);
         printf("       the kit's racing control:\n%s\n", err);
@@ -131,9 +141,7 @@ static void shorten(char *msg, size_t len)
         snprintf(summary, sizeof summary, "%s%s", p + 9, during);
         snprintf(msg, len, "%s", summary);
     }
-    const char *top = NB_TOP_DIR "/";
-    size_t k = strlen(top);
-    for (char *q; (q = strstr(msg, top));) memmove(q, q + k, strlen(q + k) + 1);
+    strip_top(msg);
 }
 
 /* One worker: init, accel (checked against the double sum), two timed
