@@ -1,5 +1,7 @@
-/* suite_races.c -- the CPU force loop under ThreadSanitizer, as a graded
- * test: a data race fails it on any machine, every run.
+/* suite_races.c -- the CPU codes under ThreadSanitizer, as a graded test:
+ * a data race fails it on any machine, every run.  step01's force loop
+ * (suite "races") and step05's --cpu tree code (suite "races (cpu)": its
+ * build, walk and evaluation, at theta 0.5 with the tree's tolerance).
  *
  * A variable of the force loop declared before `#pragma omp parallel for`
  * -- the sums, j, or xi, yi, zi -- is shared by every thread: a data race.
@@ -160,6 +162,7 @@ static int run_case(int64_t n, int threads, uint64_t seed, char *why, size_t len
     nb_options_default(&o);
     o.n = n;
     o.threads = threads;
+    o.theta = 0.5;                           /* the tree code's default */
     float *a = malloc((size_t)(3 * n) * sizeof *a);
     nb_state after;
     int have_after = nb_state_copy(&after, &s) == 0;
@@ -184,7 +187,7 @@ static int run_case(int64_t n, int threads, uint64_t seed, char *why, size_t len
         for (int64_t i = 0; i < n; i++)
             unwritten += !isfinite(a[i]) || !isfinite(a[n + i]) || !isfinite(a[2 * n + i]);
         nb_errstats e = { 0 };
-        nb_tolerance tol = nb_tolerance_for_n(0, 0, n);
+        nb_tolerance tol = nb_tolerance_for_n(S->tree, o.theta, n);
         if (unwritten) {
             bad = -1;
             snprintf(why, len, "%s: %lld of %lld accelerations unwritten or non-finite, expected 0", what,
@@ -240,5 +243,5 @@ void nb_races_register(const nb_step *tsan_table, const char *worker, const char
     if (why_not && *why_not)
         snprintf(skip, sizeof skip, "no ThreadSanitizer with LLVM's OpenMP here: %s", why_not);
     static const nb_test tests[] = { { "tsan_no_data_race_threads_4_8_n257_n1001", t_races, 3 }, NB_TEST_END };
-    nb_grade_suite("races", tests, skip[0] ? skip : NULL);
+    nb_grade_suite(S->tree ? "races (cpu)" : "races", tests, skip[0] ? skip : NULL);
 }
