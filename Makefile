@@ -45,8 +45,11 @@ endif
 
 deps:
 	@scripts/ensure_deps.sh png
+# the race checks' clang, libomp and Archer when they can be installed; without
+# them the suite "races" is SKIPPED and says why (common/tsan.mk)
 deps-test:
 	@scripts/ensure_deps.sh png cunit grade
+	@scripts/ensure_deps.sh tsan || echo "make: without them the tests' race checks (suite \"races\") are SKIPPED"
 # every Debian package of every documented target (scripts/ensure_deps.sh --list all)
 setup:
 	@scripts/ensure_deps.sh all

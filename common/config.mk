@@ -64,7 +64,7 @@ LDLIBS  += -lm -fopenmp
 # UndefinedBehaviorSanitizer; CUDA objects keep their flags.  Every host
 # object, and common's two libraries, depend on NB_MODE_FILE, rewritten
 # when the mode changes (SANITIZE, FORCE_VECTOR_WIDTH, and which optional
-# parts were found: GL, GLFW, --serve; set below), so switching rebuilds
+# parts were found: GL, GLFW, --serve, TSan; set below), so switching rebuilds
 # the host code and the libraries' lists of objects (the CUDA objects do
 # not change).
 # The same flags build the sanitized workers of the grader (asan/ beside
@@ -75,6 +75,12 @@ ifeq ($(SANITIZE),1)
 SAN_FLAGS := $(NB_ASAN_FLAGS)
 CFLAGS    += $(SAN_FLAGS)
 endif
+# ThreadSanitizer with LLVM's OpenMP (clang, libomp, Archer), for the
+# race-checking workers of the grader (tsan/ beside each CPU step's objects
+# and common/'s, tests/work_<runner>_tsan: the graded suite "races",
+# tests/suite_races.c): see tsan.mk.  Their compile line is TSAN_CFLAGS: the
+# host flags without SANITIZE's (ASan and TSan do not mix), then NB_TSAN_FLAGS.
+include $(COMMON_DIR)tsan.mk
 # the OpenGL view (--view, GL frames): optional, see gl.mk.  Every program
 # links it where it is found (nb_main() offers --view to every step).
 include $(COMMON_DIR)gl.mk
@@ -85,8 +91,10 @@ include $(COMMON_DIR)serve.mk
 CFLAGS  += $(SERVE_CFLAGS)
 LDLIBS  += $(SERVE_LIBS)
 
+TSAN_CFLAGS = $(filter-out $(SAN_FLAGS),$(CFLAGS)) $(NB_TSAN_FLAGS)
+
 NB_MODE      := sanitize=$(SANITIZE) force-vector-width=$(FORCE_VECTOR_WIDTH) gl=$(GL_FOUND) \
-                glfw=$(GLFW_FOUND) serve=$(SERVE_FOUND)
+                glfw=$(GLFW_FOUND) serve=$(SERVE_FOUND) tsan=$(TSAN_FOUND)
 NB_MODE_FILE := $(TOP_DIR)/common/.build-mode
 NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)' ] || \
                   echo '$(NB_MODE)' > '$(NB_MODE_FILE)')

@@ -12,10 +12,11 @@
 # libstep.a (everything but main.o, linked into the step's worker,
 # tests/work_<runner>: the grader itself links no step code), asan/libstep.a
 # (the same with the host C code under ASan and UBSan, for the sanitized
-# worker), clean.
+# worker), tsan/libstep.a (with clang and TSan, for the race-checking
+# worker: common/tsan.mk), clean.
 #
-# Every object of a step -- libstep.a's, asan/libstep.a's, the programs' main
-# objects, the tuned builds' too -- is compiled through
+# Every object of a step -- libstep.a's, asan/libstep.a's, tsan/libstep.a's,
+# the programs' main objects, the tuned builds' too -- is compiled through
 # scripts/student_lint.sh: the student's code is the grade's untrusted input,
 # and may neither switch off the grade's instruments (no_sanitize, optimize
 # attributes and pragmas, inline assembly in C, code that differs under the
@@ -66,6 +67,16 @@ asan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MO
 	@mkdir -p asan
 	$(Q)$(NB_LINT) --san '$(NB_ASAN_FLAGS)' $@ $< -- $(CC) $(CFLAGS) $(FORCE_FLAGS)
 
+# the host objects again, with clang and ThreadSanitizer (LLVM's OpenMP:
+# tsan.mk), for the race-checking worker; CUDA objects as they are
+TSAN_OBJS := $(patsubst asan/%,tsan/%,$(ASAN_OBJS))
+tsan/libstep.a: $(TSAN_OBJS) $(CU_SRCS:.cu=.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(addprefix tsan/,$(FORCE_SRCS:.c=.o)): FORCE_FLAGS = $(FORCE_CFLAGS)
+tsan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
+	@mkdir -p tsan
+	$(Q)$(NB_LINT) $@ $< -- $(TSAN_CC) $(TSAN_CFLAGS) $(FORCE_FLAGS)
+
 ifneq ($(USES_LIBS),)
 $(USES_LIBS): FORCE
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(dir $@) libstep.a
@@ -93,4 +104,4 @@ check: nbody
 
 clean:
 	rm -f nbody main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)
-	rm -rf asan
+	rm -rf asan tsan

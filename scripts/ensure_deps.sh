@@ -7,6 +7,8 @@
 #   png        libpng-dev pkg-config  every build (frames, --render)
 #   cunit      libcunit1-dev          the tests (make check-all, make -C stepNN check)
 #   grade      python3                the grade's reports (make check-all, make grade-class)
+#   tsan       (see TSAN_PKGS below)  the tests' race checks (the suite "races": clang,
+#                                     ThreadSanitizer, LLVM's OpenMP and Archer; common/tsan.mk)
 #   gnuplot    gnuplot-nox            make plots
 #   ffmpeg     ffmpeg                 make movie
 #   chromium   chromium               make report-check (headless browser)
@@ -28,13 +30,18 @@ VIEW_PKGS=(libglfw3-dev libegl-dev libopengl-dev libgl-dev libegl-mesa0 libglx-m
 # SHA-1 (nettle), JPEG (libjpeg-turbo), and python3 for its tests
 # (tests/serve_check.py drives chromium, above, and raw WebSocket clients).
 SERVE_PKGS=(libmicrohttpd-dev libwslay-dev nettle-dev libturbojpeg0-dev python3)
-ALL=(png cunit grade gnuplot ffmpeg chromium view serve)
+# The race checks of the tests (common/tsan.mk): clang, its ThreadSanitizer
+# runtime, LLVM's OpenMP runtime with its TSan tool Archer (libarcher.so),
+# and llvm-symbolizer (the reports' file:line).  Bookworm's clang is clang-14.
+TSAN_PKGS=(clang libclang-rt-14-dev libomp-14-dev llvm-14)
+ALL=(png cunit grade tsan gnuplot ffmpeg chromium view serve)
 
 pkgs_of() {
   case $1 in
     png) echo libpng-dev pkg-config ;;
     cunit) echo libcunit1-dev ;;
     grade) echo python3 ;;
+    tsan) echo "${TSAN_PKGS[@]}" ;;
     gnuplot) echo gnuplot-nox ;;
     ffmpeg) echo ffmpeg ;;
     chromium) echo chromium ;;

@@ -1,7 +1,8 @@
 /* main_step05_barneshut.c -- the CUnit runner of step05_barneshut: the
  * conformance suite (tree tolerance) for both tables of the program, the GPU
  * pipeline and its --cpu variant, the octree's own suites, the GPU program
- * under compute-sanitizer and the CPU code under ASan and UBSan.  Every table
+ * under compute-sanitizer and the CPU code under ASan and UBSan and under
+ * ThreadSanitizer (the suite "races (cpu)").  Every table
  * runs in tests/work_step05_barneshut (nb_remote.h); what the grader knows of
  * them is said here. */
 #include "nb_grade.h"
@@ -22,5 +23,6 @@ int main(int argc, char **argv)
     nb_tree_register(g, c, STEP_BINARY);
     nb_sanitizer_register(g, STEP_BINARY, NULL, 1);
     nb_asan_register(nb_remote(WORKER_ASAN, &cpu));
+    nb_races_register(nb_remote(WORKER_TSAN, &cpu), WORKER_TSAN, NB_TSAN_CONTROL, NB_TSAN_SYMBOLIZER, NB_TSAN_WHY);
     return nb_grade_main("step05_barneshut", argc, argv);
 }

@@ -113,6 +113,13 @@ void nb_gpu_allpairs_register(const nb_step *step, const char *binary);
 /* The CPU code under ASan and UBSan (tests/suite_asan.c): asan_table, the
  * step's table run in its sanitized worker (tests/work_<runner>_asan). */
 void nb_asan_register(const nb_step *asan_table);
+/* The CPU force loop under ThreadSanitizer (tests/suite_races.c): tsan_table,
+ * the step's table run in its race-checking worker (worker, the path of
+ * tests/work_<runner>_tsan), the kit's controls (control: tests/tsan_control),
+ * the llvm-symbolizer to use (NULL or absent: TSan's own search); why_not:
+ * "" where they were built, else why not (the suite is then SKIPPED). */
+void nb_races_register(const nb_step *tsan_table, const char *worker, const char *control,
+                       const char *symbolizer, const char *why_not);
 /* suite_tuned.c: every code path of step04's tuned build (NB_TUNE). */
 void nb_tuned_register(const nb_step *step, const char *binary);
 /* suite_precision.c: --precision double and mixed (step01, the tuned build). */

@@ -87,7 +87,8 @@ static void show_output(rctx *r, int last)
 static void report_line(rctx *r, char *line, size_t len)
 {
     static const char *const marks[] = { "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
-                                         "runtime error:", "nb_sandbox:", "ERROR:", NULL };
+                                         "runtime error:", "SUMMARY: ThreadSanitizer:", "FATAL: ThreadSanitizer",
+                                         "nb_sandbox:", "ERROR:", NULL };
     char buf[65536];
     line[0] = '\0';
     if (r->out < 0) return;
