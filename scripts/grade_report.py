@@ -218,7 +218,7 @@ def fail_all(d, r, why, manifest, nonce):
                               str(x['earned']), str(x['possible']), escape(x['detail']),
                               escape(x['output']), x['kind']]) + '\n')
     write_atomic(os.path.join(d, r + '.tsv'), ''.join(tsv))
-    student = [x for x in rows if x['kind'] != 'kit']
+    student = [x for x in rows if x['kind'] == 'student']
     rep = {'runner': r, 'graded': True, 'not_graded_reason': None, 'runner_error': why,
            'passed': 0, 'failed': len(student), 'skipped': len(rows) - len(student), 'points': 0,
            'possible': sum(x['possible'] for x in student), 'not_graded_points': 0,
@@ -232,7 +232,7 @@ def fail_all(d, r, why, manifest, nonce):
 def report_from_rows(r, rows, why):
     """A runner's report made from its checked results (its own JSON report
     is missing or cannot be read)."""
-    student = [x for x in rows if x['kind'] != 'kit']
+    student = [x for x in rows if x['kind'] == 'student']
     return {'runner': r, 'report_error': why,
             'passed': sum(x['status'] == 'PASS' for x in rows),
             'failed': sum(x['status'] not in ('PASS', 'SKIP') for x in rows),
@@ -368,7 +368,7 @@ def report(argv):
     # ---- notices, before the table ----
     for r in runners:
         if r in fails:
-            possible = sum(x['possible'] for x in results[r] if x['kind'] != 'kit')
+            possible = sum(x['possible'] for x in results[r] if x['kind'] == 'student')
             out.append('check-all: %s: %s: %s scored 0/%d points' % (con(r), con(fails[r]), con(r), possible))
     for r in degraded:
         out.append("check-all: %s: the sandbox was DEGRADED: student code ran unboxed "
@@ -385,13 +385,16 @@ def report(argv):
             rr = x['runner']
             if rr not in per:
                 order.append(rr)
-                per[rr] = dict(p=0, f=0, s=0, e=0, pos=0, ke=0, kpos=0, kf=0, ngp=0, ng=None)
+                per[rr] = dict(p=0, f=0, s=0, e=0, pos=0, ke=0, kpos=0, kf=0, oe=0, opos=0, ngp=0, ng=None)
             t = per[rr]
             if x['kind'] == 'kit':
                 t['kpos'] += x['possible']
                 t['ke'] += x['earned']
                 if x['status'] == 'FAIL':
                     t['kf'] += 1
+            elif x['kind'] == 'optional':          # an optional exercise: its points apart
+                t['opos'] += x['possible']
+                t['oe'] += x['earned']
             else:
                 t['pos'] += x['possible']
                 t['e'] += x['earned']
@@ -408,7 +411,7 @@ def report(argv):
     out.append('')
     out.append('== grade ==')
     out.append('%-20s %7s %7s %8s %10s %10s' % ('runner', 'passed', 'failed', 'skipped', 'points', 'kit'))
-    T = dict(p=0, f=0, s=0, e=0, pos=0, ke=0, kpos=0, kf=0)
+    T = dict(p=0, f=0, s=0, e=0, pos=0, ke=0, kpos=0, kf=0, oe=0, opos=0)
     NG = NGR = 0
     for rr in order:
         t = per[rr]
@@ -422,6 +425,11 @@ def report(argv):
         out.append('%-20s %7d %7d %8d %s %s%s' % (con(rr), t['p'], t['f'], t['s'], pts, kit, note))
         for k in T:
             T[k] += t[k]
+    optional_line = ''
+    if T['opos']:
+        optional_line = 'optional exercises: %d/%d points (%s; apart: not part of the score)' % (
+            T['oe'], T['opos'], ', '.join('%s %d/%d' % (con(rr), per[rr]['oe'], per[rr]['opos'])
+                                          for rr in order if per[rr]['opos']))
     measured = T['e']
     score = 0 if tampered else measured
     nchanged = len(changes)
@@ -443,15 +451,17 @@ def report(argv):
         T['ke'], T['kpos'],
         (", %d FAILED: the kit itself is broken here, not the student's code" % T['kf'] if T['kf']
          else ' (not part of the score)')))
+    if optional_line:
+        out.append(optional_line)
     out.append('check-all: %d passed, %d failed, %d skipped' % (T['p'], fails_all, T['s']))
 
-    # ---- the counts, the student's and the kit's apart ----
-    def counts(kind_kit):
-        xs = [x for r in runners for x in results[r] if (x['kind'] == 'kit') == kind_kit]
+    # ---- the counts, the student's, the kit's and the optional exercises' apart ----
+    def counts(kind):
+        xs = [x for r in runners for x in results[r] if x['kind'] == kind]
         return {'tests': len(xs), 'passed': sum(x['status'] == 'PASS' for x in xs),
                 'failed': sum(x['status'] not in ('PASS', 'SKIP') for x in xs),
                 'skipped': sum(x['status'] == 'SKIP' for x in xs)}
-    cs, ck = counts(False), counts(True)
+    cs, ck, co = counts('student'), counts('kit'), counts('optional')
 
     # ---- summary.json ----
     reports = [runner_report(d, r, results[r]) for r in runners]
@@ -459,10 +469,11 @@ def report(argv):
     summary = {'score': score, 'max_score': T['pos'], 'not_graded_points': NG,
                'passed': T['p'], 'failed': fails_all, 'skipped': T['s'],
                'kit': {'score': T['ke'], 'max_score': T['kpos'], 'failed': T['kf']},
+               'optional': {'score': T['oe'], 'max_score': T['opos']},
                'sandbox': 'degraded' if degraded else 'boxed',
                'tampered': tampered_files + problems,
                'measured_score': measured,
-               'counts': {'student': cs, 'kit': ck, 'tamper_check_failed': 1 if tampered else 0},
+               'counts': {'student': cs, 'kit': ck, 'optional': co, 'tamper_check_failed': 1 if tampered else 0},
                'integrity': integ if integ else {'checked': False},
                'runners': reports}
     write_atomic(os.path.join(d, 'summary.json'), layout_lines(summary, 'runners', ' ', '  '),
@@ -475,19 +486,23 @@ def report(argv):
     for r in runners:
         for x in results[r]:
             kit = x['kind'] == 'kit'
-            name = ('kit: ' if kit else '') + '%s/%s/%s' % (x['runner'], x['suite'], x['test'])
+            opt = x['kind'] == 'optional'          # reported, worth nothing in the score
+            name = ('kit: ' if kit else 'optional: ' if opt else '') + '%s/%s/%s' % (
+                x['runner'], x['suite'], x['test'])
             if x['status'] == 'SKIP':
                 why = skip_reason(x['detail'])
                 o = 'not graded: %s (this test needs a GPU; grade on a machine with one)' % why
-                if not kit:
+                if not kit and not opt:
                     NGT += 1
                     NGP += x['possible']
                     if ngwhy is None:
                         ngwhy = why
             else:
                 o = x['detail'] + ('\n' if x['detail'] and x['output'] else '') + x['output']
-            tests.append({'name': name, 'score': 0 if kit or tampered else x['earned'],
-                          'max_score': 0 if kit else x['possible'],
+            if opt:
+                o = 'optional exercise, apart from the score: %d of %d points\n' % (x['earned'], x['possible']) + o
+            tests.append({'name': name, 'score': 0 if kit or opt or tampered else x['earned'],
+                          'max_score': 0 if kit or opt else x['possible'],
                           'status': 'passed' if x['status'] == 'PASS' else 'failed', 'output': o})
     msg = ''
     if tampered:
@@ -503,10 +518,14 @@ def report(argv):
         score, T['pos'], cs['tests'], cs['passed'], cs['failed'], cs['skipped'])
     msg += 'The kit\'s own %d checks ("kit: ...", worth nothing): %d passed, %d failed, %d skipped. ' % (
         ck['tests'], ck['passed'], ck['failed'], ck['skipped'])
+    if co['tests']:
+        msg += ('The optional exercises\' %d tests ("optional: ...", apart from the score): %d of %d points, '
+                '%d passed, %d failed, %d skipped. ' % (co['tests'], T['oe'], T['opos'], co['passed'],
+                                                        co['failed'], co['skipped']))
     if tampered:
         msg += 'The check that the kit did not change during the run: FAILED. '
     msg += 'All %d, as the console\'s closing line counts them: %d passed, %d failed, %d skipped.' % (
-        cs['tests'] + ck['tests'] + (1 if tampered else 0), T['p'], fails_all, T['s'])
+        cs['tests'] + ck['tests'] + co['tests'] + (1 if tampered else 0), T['p'], fails_all, T['s'])
     if NGT:
         msg += (' NOT GRADED: %d tests (%d points) did not run (%s); they count as failed with 0 points here.'
                 % (NGT, NGP, ngwhy))
@@ -549,7 +568,7 @@ def class_row(argv):
             continue
         _, rows = read_tsv(os.path.join(res, n))
         for x in rows:
-            if x['kind'] == 'kit':
+            if x['kind'] != 'student':            # the kit's checks, the optional exercises: apart
                 continue
             e[x['runner']] = e.get(x['runner'], 0) + x['earned']
             p[x['runner']] = p.get(x['runner'], 0) + x['possible']

@@ -39,9 +39,11 @@
 # TSV: a header line "#nb-grade<TAB>runner<TAB>nonce=...<TAB>sandbox=boxed|degraded",
 # then columns runner suite test status(PASS|FAIL|SKIP) earned possible
 # detail output kind -- text columns escaped as inside a JSON string; kind
-# is "student", or "kit" for the kit's own checks (the common runner, the
+# is "student", "kit" for the kit's own checks (the common runner, the
 # steps' cli suites), which are reported as the kit's health, apart from the
-# student's score.  MANIFEST: runner suite test points kind.
+# student's score, or "optional" for an optional exercise (step01's
+# precision suite), whose points have a line of their own and are no part
+# of the score.  MANIFEST: runner suite test points kind.
 set -uo pipefail
 dir=${1:-tests/results}
 manifest=${2:-$(dirname "$0")/../tests/manifest.tsv}

@@ -107,13 +107,14 @@ def main():
     def add(test_raw, test_text, status, earned, points, detail_raw, detail, out_raw, out, kind='student'):
         hostile.append(tsv_row('hostile', b's', test_raw, status, earned, points, detail_raw, out_raw, kind))
         manifest.append(b'hostile\ts\t' + test_raw + b'\t%d\t' % points + kind.encode() + b'\n')
-        name = ('kit: ' if kind == 'kit' else '') + 'hostile/s/' + test_text
+        name = ('kit: ' if kind == 'kit' else 'optional: ' if kind == 'optional' else '') + 'hostile/s/' + test_text
         if status == 'SKIP':
             why = detail[len('SKIPPED ('):-1]
             want[name] = ('failed', 'not graded: %s (this test needs a GPU; grade on a machine with one)' % why)
         else:
             want[name] = ('passed' if status == 'PASS' else 'failed',
-                          detail + ('\n' if detail and out else '') + out)
+                          ('optional exercise, apart from the score: %d of %d points\n' % (earned, points)
+                           if kind == 'optional' else '') + detail + ('\n' if detail and out else '') + out)
         want_report[test_text] = (detail, out)
 
     add(b'ok', 'ok', 'PASS', 2, 2, b'', '', b'', '')
@@ -125,6 +126,7 @@ def main():
     add(b'name_\\"q\\\\', 'name_"q\\', 'FAIL', 0, 1, b'x', 'x', b'', '')     # a test name with escapes
     add(b'kit_check', 'kit_check', 'FAIL', 0, 1, runner_esc('the kit says "no" \x1b[1m'),
         'the kit says "no" \x1b[1m', b'', '', kind='kit')
+    add(b'extra', 'extra', 'PASS', 3, 3, b'', '', b'', '', kind='optional')   # apart from the score
     add(b'gpu', 'gpu', 'SKIP', 0, 4, runner_esc('SKIPPED (%s)' % SKIP_WHY), 'SKIPPED (%s)' % SKIP_WHY,
         b'', '')
     with open(os.path.join(d, 'hostile.tsv'), 'wb') as f:
@@ -160,8 +162,8 @@ def main():
     bad = [hex(ord(c)) for c in console if (ord(c) < 0x20 and c != '\n') or 0x7f <= ord(c) < 0xa0]
     check('the console has no control character but newlines', not bad, 'found %s' % bad[:10])
     lines = console.rstrip('\n').split('\n')
-    # hostile: 1 PASS, 11 FAIL, a kit FAIL, a SKIP; broken: a PASS; killed: a FAIL, a kit check SKIPPED
-    closing = 'check-all: 2 passed, 13 failed, 2 skipped'
+    # hostile: 1 PASS, 11 FAIL, a kit FAIL, an optional PASS, a SKIP; broken: a PASS; killed: a FAIL, a kit check SKIPPED
+    closing = 'check-all: 3 passed, 13 failed, 2 skipped'
     check('the closing line is the last line: ' + closing, lines[-1] == closing, repr(lines[-3:]))
     check('the rejected runner\'s notice, its reason made harmless',
           'check-all: killed: runner killed by "SIG?[31mKILL" \\ \ufffd (exit status 137): killed scored 0/3 points'
@@ -205,10 +207,20 @@ def main():
     check('gradescope.json: the summary names the kit\'s failed checks ("kit: ...")',
           'The kit\'s own checks ("kit: ...", worth nothing) FAILED 1 times' in o, o)
     check('gradescope.json: the summary counts what the console counts, the student\'s and the kit\'s apart',
-          'All 17, as the console\'s closing line counts them: 2 passed, 13 failed, 2 skipped.' in o and
+          'All 18, as the console\'s closing line counts them: 3 passed, 13 failed, 2 skipped.' in o and
           'The student\'s 15 tests: 2 passed, 12 failed, 1 not graded (skipped).' in o and
           'The kit\'s own 2 checks ("kit: ...", worth nothing): 0 passed, 1 failed, 1 skipped.' in o, o)
-    check('gradescope.json: score 3 (ok 2, broken 1)', gs.get('score') == 3, repr(gs.get('score')))
+    check('gradescope.json: score 3 (ok 2, broken 1; the optional exercise apart)', gs.get('score') == 3,
+          repr(gs.get('score')))
+    ex = got.get('optional: hostile/s/extra', {})
+    check('gradescope.json: the optional exercise listed, worth nothing in the score',
+          ex.get('max_score') == 0 and ex.get('score') == 0, repr(ex))
+    check('summary.json: the optional exercise\'s points apart (3/3), not in the score',
+          summary.get('optional') == {'score': 3, 'max_score': 3} and summary.get('score') == 3,
+          repr((summary.get('optional'), summary.get('score'))))
+    check('the console says the optional points on their own line',
+          'optional exercises: 3/3 points (hostile 3/3; apart: not part of the score)' in lines,
+          repr([x for x in lines if x.startswith('optional')]))
 
     reports = {r.get('runner'): r for r in summary.get('runners', [])}
     h = reports.get('hostile', {})
@@ -229,7 +241,7 @@ def main():
           repr(k.get('runner_error')))
     check('summary.json: its totals', (summary.get('score'), summary.get('max_score'), summary.get('passed'),
                                        summary.get('failed'), summary.get('skipped'),
-                                       summary.get('not_graded_points')) == (3, 21, 2, 13, 2, 4),
+                                       summary.get('not_graded_points')) == (3, 21, 3, 13, 2, 4),
           repr({x: summary.get(x) for x in ('score', 'max_score', 'passed', 'failed', 'skipped')}))
     with open(os.path.join(d, 'killed.tsv'), 'rb') as f:
         rows = f.read().decode('utf-8').split('\n')[1:-1]
