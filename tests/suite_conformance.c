@@ -337,7 +337,7 @@ static void t_check_exit(void)
     nb_state g, s1;
     nb_options o = opts(1001);
     CU_ASSERT_FATAL(nb_ic_generate("plummer", 1001, 5, &g) == 0);
-    NB_ASSERT_FATAL(nb_state_read(f, &s1) == 0, "--check --save: the saved state cannot be read: %.160s",
+    NB_ASSERT_FATAL(nb_t_state_read(f, &s1) == 0, "--check --save: the saved state cannot be read: %.160s",
                     nb_errmsg());
     NB_ASSERT_FATAL(s1.n == 1001, "--check --save: %lld bodies saved, expected 1001", (long long)s1.n);
     nb_t_assert_motion(&g, &s1, &o, 3, S->tree, "the state --check saved");

@@ -334,7 +334,7 @@ static void t_check_exit(void)
         nb_state g, s1;
         int64_t n = atoi(runs[k][1]);
         CU_ASSERT_FATAL(nb_ic_generate(runs[k][6], n, 1, &g) == 0);
-        if (rc == 0 && nb_state_read(f, &s1) == 0) {
+        if (rc == 0 && nb_t_state_read(f, &s1) == 0) {
             nb_options o = opts(n, 0);
             char what[120];
             snprintf(what, sizeof what, "--precision %s, --ic %s: the state --check saved", runs[k][5], runs[k][6]);
