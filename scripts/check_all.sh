@@ -71,16 +71,29 @@ integ=$res/.integrity
 mkdir -p "$integ" && : > "$integ/tampered" && : > "$integ/checks" || { echo "check-all: cannot write $integ" >&2; exit 2; }
 # what the build makes in the kit's folders (programs are hashed after it)
 kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|\.check-all\.lock)$|^common/(\.build-mode|nb_serve_page\.c)$'
-kit_hashes() {   # the kit's files, "sha256  path" (sha256sum's lines: an odd name escaped), sorted
-  (cd "$top" && { find tests common scripts .ci \( -type f -o -type l \) -print0 2>/dev/null
+kit_paths() {   # TYPE (f: files, l: symbolic links): the kit's, NUL-separated, relative, sorted
+  (cd "$top" && { find tests common scripts .ci -type "$1" -print0 2>/dev/null
                   find . -maxdepth 2 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) \
-                       \( -type f -o -type l \) -print0 | sed -z 's|^\./||'; } |
-     LC_ALL=C grep -zvE "$kit_outputs" | LC_ALL=C sort -zu | xargs -0r sha256sum -- 2>/dev/null)
+                       -type "$1" -print0 | sed -z 's|^\./||'; } |
+     LC_ALL=C grep -zvE "$kit_outputs" | LC_ALL=C sort -zu)
+}
+hash_paths() {   # TYPE < paths: "sha256  path" (sha256sum's lines: an odd name escaped); a
+                 # link's hash is its target's name's: never followed (a FIFO would block)
+  if [ "$1" = f ]; then (cd "$top" && xargs -0r sha256sum -- 2>/dev/null); return; fi
+  local l
+  while IFS= read -r -d '' l; do
+    printf '%s  %s\n' "$(readlink -- "$top/$l" | sha256sum | cut -c1-64)" "${l//$'\n'/\\n}"
+  done
+}
+kit_hashes() {   # the kit's files and links, sorted
+  { kit_paths f | hash_paths f; kit_paths l | hash_paths l; } | LC_ALL=C sort
 }
 program_hashes() {   # the programs the build made
-  (cd "$top" && find tests -maxdepth 1 \( -name 'run_*' -o -name 'work_*' -o -name serve_prog -o -name accel_error \
-                                          -o -name tune_step04 \) \( -type f -o -type l \) -print0 |
-     LC_ALL=C sort -z | xargs -0r sha256sum -- 2>/dev/null)
+  local t
+  for t in f l; do
+    (cd "$top" && find tests -maxdepth 1 \( -name 'run_*' -o -name 'work_*' -o -name serve_prog -o -name accel_error \
+                                            -o -name tune_step04 \) -type "$t" -print0) | LC_ALL=C sort -z | hash_paths "$t"
+  done | LC_ALL=C sort
 }
 # BASE WHAT WHEN < NOW: "WHEN<TAB>WHAT<TAB>changed|removed|added<TAB>path" for each difference
 compare_hashes() {
@@ -154,7 +167,8 @@ run_one() {   # runner -> its exit status in $res/$1.rc
   local rc=0 t0=$SECONDS
   integrity_check "before $1"
   # a program that is not the one built is never run (it would run with the grader's rights)
-  if [ "$(cd "$top" && sha256sum < "tests/run_$1" 2>/dev/null | cut -c1-64)" != \
+  if [ -L "$top/tests/run_$1" ] || [ ! -f "$top/tests/run_$1" ] ||
+     [ "$(sha256sum < "$top/tests/run_$1" 2>/dev/null | cut -c1-64)" != \
        "$(base_hash "$integ/programs.sha256" "tests/run_$1")" ]; then
     echo "not run: its program tests/run_$1 changed after the build (tampered)" > "$res/$1.fail"
     echo "check-all: $1 not run: tests/run_$1 changed after the build (tampered)"

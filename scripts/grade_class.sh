@@ -114,7 +114,7 @@ for s in "${students[@]}"; do
   log=$logs/$s
   mkdir -p "$log"
   flags=()
-  echo "grade-class: $s"
+  printf 'grade-class: %s\n' "${s//[[:cntrl:]]/?}"   # (a name is the student's: no control character reaches the terminal)
   rm -rf "$dst"
   cp -a "$work/kit" "$dst"
   rm -f "$dst"/tests/*.o "$dst"/tests/run_* "$dst"/tests/work_* && rm -rf "$dst/tests/results" "$dst/tests/asan"

@@ -377,6 +377,11 @@ def report(argv):
         out.append('check-all: TAMPERED: %s' % con(tamper_note(c)))
     for p in problems:
         out.append('check-all: TAMPERED: %s' % con(p))
+    added = integ['added'] if integ else []
+    if added:    # nothing of the grade reads them: said, not failed
+        out.append('check-all: note: %d file%s added to the kit\'s folders during the run (not read by the grade): %s'
+                   % (len(added), '' if len(added) == 1 else 's',
+                      con(', '.join(tamper_note(c) for c in added[:10]) + (', ...' if len(added) > 10 else ''))))
 
     # ---- the table ----
     order, per = [], {}

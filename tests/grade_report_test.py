@@ -21,7 +21,6 @@ grades.csv) with such a student name and flags: the csv module reads the
 same fields back.  Exit 0 if every check passed, else 1.
 """
 import csv
-import io
 import json
 import os
 import re

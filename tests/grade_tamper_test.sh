@@ -14,7 +14,10 @@
 #   mallory  her step01 prog.sh changes the kit from where it runs
 #            (../tests/manifest.tsv; ../scripts/grade_table.sh, rewritten
 #            to print full marks; ../tests/run_step02_fake, the program of
-#            the next runner): "TAMPERED" in her console (a notice and the
+#            the next runner; ../tests/runner.sh, made a link to a FIFO,
+#            which a check that followed links would hang on; and a new
+#            file, tests/added_by_mallory.c, which nothing reads: noted,
+#            not counted): "TAMPERED" in her console (a notice and the
 #            table), summary.json ("tampered": the files; score 0),
 #            gradescope.json (score 0, a failed test "tampered: ..."),
 #            grades.csv (flagged TAMPERED, 0/4), her step02 runner never
@@ -81,13 +84,15 @@ cat > "$subs/mallory/step01_fake/prog.sh" <<EOF
 echo "# mallory was here" >> ../tests/manifest.tsv
 printf 'echo "check-all: 99 passed, 0 failed, 0 skipped"\n' > ../scripts/grade_table.sh
 printf '#!/bin/sh\ntouch "$tmp/mallory-ran-as-the-grader"\n' > ../tests/run_step02_fake
+mkfifo "$tmp/fifo" && ln -sf "$tmp/fifo" ../tests/runner.sh
+echo 'int added;' > ../tests/added_by_mallory.c
 echo ok
 EOF
 odd=$'o"brien, jr\n\xff'
 cp -a "$subs/alice" "$subs/$odd"
 echo 'int x;' > "$subs/$odd/tests/we\"ird, name.c"
 rc=0
-(cd "$kit" && STEPS="step01_fake step02_fake" bash scripts/grade_class.sh "$subs") > "$tmp/class.log" 2>&1 || rc=$?
+(cd "$kit" && STEPS="step01_fake step02_fake" CLASS_TIMEOUT=120 bash scripts/grade_class.sh "$subs") > "$tmp/class.log" 2>&1 || rc=$?
 cat "$tmp/class.log"
 csv=$subs/grades.csv
 g=$subs/.grades
@@ -119,9 +124,14 @@ check "mallory: the closing line comes last and counts the tamper check as faile
   bash -c '[ "$(grep "^check-all: " "$1" | tail -n 1)" = "check-all: 2 passed, 2 failed, 0 skipped" ]' _ "$g/mallory/check-all.log"
 check "mallory: the grade ran from its own copy (her grade_table.sh never printed)" \
   bash -c '! grep -q "check-all: 99 passed" "$1"' _ "$g/mallory/check-all.log"
-check "mallory: summary.json: score 0 (2 measured), tampered lists the manifest, grade_table.sh and run_step02_fake" \
+check "mallory: summary.json: score 0 (2 measured), tampered lists the manifest, grade_table.sh, run_step02_fake, runner.sh" \
   jtrue "$g/mallory/summary.json" 'd["score"] == 0 and d["measured_score"] == 2 and sorted(d["tampered"]) ==
-                                   ["scripts/grade_table.sh", "tests/manifest.tsv", "tests/run_step02_fake"]'
+                                   ["scripts/grade_table.sh", "tests/manifest.tsv", "tests/run_step02_fake", "tests/runner.sh"]'
+check "mallory: the file she added is noted on the console, not counted as tampering" \
+  grep -q "^check-all: note: 1 file added to the kit's folders during the run (not read by the grade): tests/added_by_mallory.c added" \
+  "$g/mallory/check-all.log"
+check "mallory: ... and in summary.json's integrity" \
+  jtrue "$g/mallory/summary.json" '[c["file"] for c in d["integrity"]["added"]] == ["tests/added_by_mallory.c"]'
 check "mallory: gradescope.json: score 0, TAMPERED in its output, a failed test named tampered, no test scored" \
   jtrue "$g/mallory/gradescope.json" 'd["score"] == 0 and d["output"].startswith("TAMPERED") and
                                       d["tests"][0]["name"].startswith("tampered") and d["tests"][0]["status"] == "failed"
