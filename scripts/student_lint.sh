@@ -12,9 +12,10 @@
 # compiler and flags: gcc -E, or for CUDA nvcc's own kept passes, every
 # device architecture and the host), so that a macro cannot build what the
 # rules refuse.  Only the lesson's text is read: the kit tree's files and any
-# file of no toolchain (not under /usr, CUDA or a directory of an -I flag
-# outside the tree; a system macro's expansion in a lesson file is read:
-# its arguments are the student's).  Refused:
+# file of no toolchain (not under /usr, CUDA, the compilers' own system
+# include directories (-v) or a directory of an -I flag outside the tree;
+# a system macro's expansion in a lesson file is read: its arguments are
+# the student's).  Refused:
 #  * what turns off instrumentation or the kit's flags: no_sanitize in any
 #    spelling (no_sanitize_address, __no_sanitize__, ...),
 #    no_address_safety_analysis, disable_sanitizer_instrumentation, optnone,
@@ -109,6 +110,34 @@ if [ $kind = cu ]; then
   nv=$(command -v "${cc[0]}" 2>/dev/null) && foreign+=("$(realpath -m -- "$(dirname "$nv")/..")")
 fi
 foreign+=(/usr)
+# the compilers' own system directories, wherever the toolchain lives (a
+# GPU host's gcc under /opt): what gcc -v lists for #include <...>, for the
+# compiler itself (C) or, for CUDA, the host compilers nvcc calls
+sysdirs() {
+  local x
+  for x in c c++; do
+    "$1" -E -v -x "$x" /dev/null 2>&1 >/dev/null | sed -n 's/^ \(\/[^ ]*\)$/\1/p'
+  done
+}
+if [ $kind = cu ]; then
+  hosts=(gcc g++)
+  for ((i = 0; i < ${#cc[@]}; i++)); do
+    case "${cc[$i]}" in
+      -ccbin|--compiler-bindir) hosts+=("${cc[$((i + 1))]:-}") ;;
+      -ccbin=*|--compiler-bindir=*) hosts+=("${cc[$i]#*=}") ;;
+    esac
+  done
+else
+  hosts=("${cc[0]}")
+fi
+for h in "${hosts[@]}"; do
+  [ -n "$h" ] && command -v "$h" >/dev/null 2>&1 || continue
+  while read -r d; do
+    [ -n "$d" ] || continue
+    d=$(realpath -m -- "$d")
+    case "$d/" in "$top"/*) ;; *) foreign+=("$d") ;; esac
+  done < <(sysdirs "$h")
+done
 mapfile -t names < <(sed -n 's/^# [0-9][0-9]* "\(.*\)".*$/\1/p' "${pps[@]}" | sort -u)
 mapfile -t reals < <(realpath -m -- "${names[@]}" 2>/dev/null)
 : > "$tmp/map"
