@@ -15,6 +15,10 @@
 #     # max-score: 10        (optional, for the controls, mutants/control_*: a non-answer --
 #                            zero, constant or random accelerations -- killed only if the
 #                            student's score of the tests run is at most this % of their points)
+#     # score-of: REGEX      (optional, with max-score: only the suites whose name matches
+#                            REGEX (awk) count -- step05's GPU code and its --cpu code are
+#                            two answers graded by one runner: a control in one of them is
+#                            measured on that one's suites)
 #     # build: refused       (optional: the build must refuse it -- scripts/student_lint.sh,
 #                            which compiles every object of a step: killed when its build
 #                            fails with a line "FILE:LINE: ...: refused (...)", survived
@@ -92,7 +96,7 @@ git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 || in_git=0
 
 # ---- the catalog -------------------------------------------------------------
 field() { sed -n "s/^# $2: *//p" "$1" | head -1; }
-names=() kinds=() runners=() suites=() steps=() modes=() minlost=() maxscore=() builds=()
+names=() kinds=() runners=() suites=() steps=() modes=() minlost=() maxscore=() builds=() scoreof=()
 for p in "$top"/mutants/*.patch; do
   [ -e "$p" ] || continue
   name=$(basename "$p" .patch)
@@ -113,7 +117,7 @@ for p in "$top"/mutants/*.patch; do
   [ "$which" = all ] || [ "$which" = "$kind" ] || continue
   names+=("$name") kinds+=("$kind") runners+=("$runner") steps+=("$step")
   suites+=("$(field "$p" suites)") modes+=("$(field "$p" grade)") minlost+=("$(field "$p" min-lost)")
-  maxscore+=("$(field "$p" max-score)")
+  maxscore+=("$(field "$p" max-score)") scoreof+=("$(field "$p" score-of)")
   builds+=("$(field "$p" build)")
 done
 if [ ${#names[@]} = 0 ]; then echo "mutants: no mutant selected (MUTANTS=$which MUTANT=$glob)" >&2; exit 2; fi
@@ -325,7 +329,8 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
     [ -f "$d/tests/results/$r.fail" ] && why="; $(head -n 1 "$d/tests/results/$r.fail")"
     if [ -n "$cap" ]; then                     # a control: the student's score, at most cap %
       local se sp
-      IFS=$'\t' read -r se sp < <(awk -F'\t' '!/^#/ && $9 == "student" && $4 != "SKIP" { e += $5; p += $6 }
+      IFS=$'\t' read -r se sp < <(awk -F'\t' -v re="${scoreof[$k]:-.}" \
+                                        '!/^#/ && $9 == "student" && $4 != "SKIP" && $2 ~ re { e += $5; p += $6 }
                                                END { printf "%d\t%d\n", e, p }' "$tsv")
       if [ "$sp" -gt 0 ] && [ $((100 * se)) -le $((cap * sp)) ]; then
         printf 'KILLED\tscored %d/%d points (%d %%), at most %d %%\n' "$se" "$sp" $((100 * se / sp)) "$cap" > "$out.line"
