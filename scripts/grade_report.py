@@ -435,6 +435,8 @@ def report(argv):
         optional_line = 'optional exercises: %d/%d points (%s; apart: not part of the score)' % (
             T['oe'], T['opos'], ', '.join('%s %d/%d' % (con(rr), per[rr]['oe'], per[rr]['opos'])
                                           for rr in order if per[rr]['opos']))
+    # the reason of the total: "no usable GPU" when that is every row's
+    gpu_only = all('usable CUDA device' in per[rr]['ng'] for rr in order if per[rr]['ng'] is not None)
     measured = T['e']
     score = 0 if tampered else measured
     nchanged = len(changes)
@@ -447,7 +449,8 @@ def report(argv):
     fails_all = T['f'] + (1 if tampered else 0)
     out.append('%-20s %7d %7d %8d %6d/%-4d %6d/%-4d%s%s' % (
         'total', T['p'], fails_all, T['s'], score, T['pos'], T['ke'], T['kpos'],
-        ('  (NOT GRADED: %d points of %d runner%s: no usable GPU)' % (NG, NGR, 's' if NGR > 1 else '')
+        ('  (NOT GRADED: %d points of %d runner%s: %s)' % (NG, NGR, 's' if NGR > 1 else '',
+                                                          'no usable GPU' if gpu_only else 'see their rows')
          if NGR else ''),
         ('  TAMPERED: %d points measured, 0 given' % measured if tampered else '')))
     out.append("student score: %d/%d points%s%s; the kit's own checks: %d/%d%s" % (
