@@ -13,7 +13,7 @@
  * own (TMPDIR: the directory the sandbox lends the step's programs); the child sends its failure records back through a
  * pipe, and its stdout through another (printed under the test's line and
  * kept for the JSON reports).  A test that crashes (a signal), calls exit(),
- * or runs longer than NB_TEST_TIMEOUT seconds (default 120) fails with that
+ * or runs longer than NB_TEST_TIMEOUT seconds (default 300) fails with that
  * reason, and the other tests still run.  The runner process itself never
  * touches CUDA: a context does not survive fork(), so the device probe of
  * nb_grade_gpu_skip() runs in a child too, and each test child initializes
@@ -35,7 +35,7 @@
  *   run_<runner>           run every suite
  *   run_<runner> SUITE     only the suites whose name contains SUITE
  *   run_<runner> --list    print "suite<TAB>test<TAB>points" per test, run nothing
- * Environment: NB_TEST_TIMEOUT=seconds (per test, default 120);
+ * Environment: NB_TEST_TIMEOUT=seconds (per test, default 300);
  *   NB_GRADE_REQUIRE_GPU=1 makes a runner that is not graded exit 1;
  *   NB_GRADE_REQUIRE_SANDBOX=1 makes a runner whose sandbox is degraded
  *   (nb_sandbox.h) exit 1. */
