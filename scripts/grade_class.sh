@@ -21,7 +21,7 @@
 #     flagged "TAMPERED: kit files changed during the run", the changes
 #     kept in SUBMISSIONS/.grades/<student>/tampered.txt;
 #  3. `make check-all` (STEPS: the steps to grade, default every step of the
-#     kit), each test limited to CLASS_TEST_TIMEOUT seconds (60), each runner
+#     kit), each test limited to CLASS_TEST_TIMEOUT seconds (300), each runner
 #     to CLASS_RUNNER_TIMEOUT (900), the whole student to CLASS_TIMEOUT
 #     (3600): a submission that does not build, crashes or hangs gets its
 #     row with the reason, and the next student is graded.  As root each
@@ -65,7 +65,7 @@ make=${MAKE:-make}
 makevars=()
 [ -n "${ARCH:-}" ] && makevars+=("ARCH=$ARCH")
 [ -n "${CUNIT_PREFIX:-}" ] && makevars+=("CUNIT_PREFIX=$CUNIT_PREFIX")
-test_tmo=${CLASS_TEST_TIMEOUT:-60}
+test_tmo=${CLASS_TEST_TIMEOUT:-300}   # the harness's: 20x the slowest test (15 s, idle 2 cores)
 run_tmo=${CLASS_RUNNER_TIMEOUT:-900}
 all_tmo=${CLASS_TIMEOUT:-3600}
 logs=$subs/.grades

@@ -47,7 +47,7 @@
 #define MAX_SUITES 32
 #define MAX_TESTS 256
 #define OUTPUT_KEEP 4000              /* bytes of a test's stdout kept for the reports */
-#define DEFAULT_TIMEOUT_S 120
+#define DEFAULT_TIMEOUT_S 300   /* a hang detector: 20x the slowest test, 15 s on an idle 2-core machine */
 #define PROBE_TIMEOUT_S 120
 #define WIRE_MAGIC 0x4e424752         /* "NBGR" */
 #define TEST_INDENT 7                 /* a test's lines start at this column or after */

@@ -15,7 +15,7 @@
  * through a pipe, and its stdout through another (printed under the test's
  * line with control characters escaped and indented past the grade's
  * columns, and kept for the JSON reports).  A test that crashes (a signal), calls exit(),
- * or runs longer than NB_TEST_TIMEOUT seconds (default 120) fails with that
+ * or runs longer than NB_TEST_TIMEOUT seconds (default 300) fails with that
  * reason, and the other tests still run.  The runner process itself never
  * touches CUDA: a context does not survive fork(), so the device probe of
  * nb_grade_gpu_skip() runs in a child too, and each test child initializes
@@ -39,7 +39,7 @@
  *   run_<runner> --student only the suites of the score (not the kit's
  *                          checks, not the optional exercises)
  *   run_<runner> --list    print "suite<TAB>test<TAB>points" per test, run nothing
- * Environment: NB_TEST_TIMEOUT=seconds (per test, default 120);
+ * Environment: NB_TEST_TIMEOUT=seconds (per test, default 300);
  *   NB_GRADE_REQUIRE_GPU=1 makes a runner that is not graded exit 1;
  *   NB_GRADE_REQUIRE_SANDBOX=1 makes a runner whose sandbox is degraded
  *   (nb_sandbox.h) exit 1. */

@@ -19,14 +19,18 @@ CHECK is one of
             must be the same bytes as the --render frame of that step
             (PROGRAM run again), and the stop button ends the program
   viewers   two viewers get frames at once; a third that never reads does
-            not stop the run (steps go on, its frames are skipped); with
-            every viewer gone the run goes on; a new one sees a later step
+            not stop the run (the steps go on and the other viewer gets its
+            frames; its own are skipped); with every viewer gone the run
+            goes on; a new one sees a later step
   interrupt SIGINT mid-run: exit 0, the report says so, --save's file holds
             every body, the port is closed
   measure SECONDS   one viewer on localhost for SECONDS: frames/s it received,
             bytes a frame, steps/s (the GPU check's figure)
 Prints one line per check ('ok: ...' or 'FAIL: ...'), exits 0 when all
 pass, 1 when one fails, 77 when the check cannot run here (no chromium).
+No check asserts a speed: each counts frames and steps, and every wait on
+the program or the browser is a hang detector, far longer than what it
+waits for takes on a loaded machine (speed is `make bench`'s).
 """
 import base64, ctypes, hashlib, json, os, re, select, signal, socket, struct, subprocess, sys
 import tempfile, threading, time
@@ -58,7 +62,7 @@ class Program:
         self.err = b""
         self.out = b""
         self.url = None
-        t_end = time.time() + 60
+        t_end = time.time() + 120
         while time.time() < t_end and self.url is None:
             r, _, _ = select.select([self.p.stderr], [], [], 0.5)
             if r:
@@ -105,7 +109,7 @@ class Program:
             self.p.wait()
 
 
-def http(prog, raw, timeout=10):
+def http(prog, raw, timeout=30):
     """Send raw bytes, return (status code or None, the whole answer)."""
     s = socket.create_connection((prog.host, prog.port), timeout=timeout)
     try:
@@ -145,7 +149,7 @@ class WS:
         self.s = socket.socket(socket.AF_INET6 if ":" in prog.host else socket.AF_INET)
         if rcvbuf:
             self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.s.settimeout(15)
+        self.s.settimeout(60)
         self.s.connect((prog.host, prog.port))
         key = base64.b64encode(os.urandom(16))
         host = b"localhost:%d" % prog.port
@@ -248,8 +252,10 @@ def check_http(argv):
     ok(code is None or code >= 400, "a header of 200 kB: %s (refused)" % code)
     code, _ = get(prog, "/?token=" + tok + "&pad=" + "b" * 100000)
     ok(code is None or code >= 400, "a URL of 100 kB: %s (refused)" % code)
-    code, _ = http(prog, b"\x00\x01\x02garbage\xff\r\n\r\n")
-    ok(code is None or code == 400, "garbage bytes: %s (400 or closed)" % code)
+    # (the server may keep such a connection open, saying nothing: the
+    # short wait is no bound, since no answer passes as well)
+    code, _ = http(prog, b"\x00\x01\x02garbage\xff\r\n\r\n", timeout=3)
+    ok(code is None or code == 400, "garbage bytes: %s (400, closed or no answer)" % code)
     code, _ = get(prog, "/ws?token=" + tok)
     ok(code == 400, "/ws without an Upgrade: %s (400 expected)" % code)
     code, _ = get(prog, "/ws?token=" + tok, b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
@@ -275,7 +281,7 @@ def check_http(argv):
     st, jpeg = ws.frame()
     ok(jpeg[:2] == b"\xff\xd8" and jpeg[-2:] == b"\xff\xd9", "a JPEG frame of step %d" % st["step"])
     ws.send("q")
-    rc = prog.wait(30)
+    rc = prog.wait(120)
     ok(rc == 0, "'q' from the page ends the program: exit %s" % rc)
     ok(refused(prog), "the port is closed after the program")
     prog.kill()
@@ -322,7 +328,7 @@ class Chromium:
         if self.sid:
             msg["sessionId"] = self.sid
         os.write(self.to_w, json.dumps(msg).encode() + b"\0")
-        t_end = time.time() + 30
+        t_end = time.time() + 120
         while time.time() < t_end:
             while b"\0" in self.buf:
                 one, self.buf = self.buf.split(b"\0", 1)
@@ -337,7 +343,7 @@ class Chromium:
                 if not chunk:
                     raise RuntimeError("chromium went away")
                 self.buf += chunk
-        raise RuntimeError(method + ": no answer in 30 s")
+        raise RuntimeError(method + ": no answer in 120 s")
 
     def js(self, expr):
         r = self.cmd("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
@@ -383,13 +389,13 @@ def check_browser(argv, size):
     try:
         br = Chromium(tmp, downloads)
         br.cmd("Page.navigate", url=prog.url)
-        ok(br.until("window.nb && nb.frames >= 3", 60), "the page loads and shows frames (%s received)" %
+        ok(br.until("window.nb && nb.frames >= 3", 120), "the page loads and shows frames (%s received)" %
            br.until("window.nb && String(nb.frames)", 1))
         h1 = br.js(PIC_HASH)
         ok(h1[1] > 50 and h1[2] == size and h1[3] == size,
            "the picture appears: %dx%d, %d lit pixels" % (h1[2], h1[3], h1[1]))
         s1 = br.js("nb.state.step")
-        br.until("nb.frames >= %d" % (h1[4] + 5), 20)
+        br.until("nb.frames >= %d && nb.state.step > %d" % (h1[4] + 5, s1), 120)
         h2 = br.js(PIC_HASH)
         s2 = br.js("nb.state.step")
         ok(h2[0] != h1[0] and s2 > s1, "the picture changes as the run goes: step %d -> %d" % (s1, s2))
@@ -398,12 +404,11 @@ def check_browser(argv, size):
            "the heads-up line: %s" % hud.split("\n")[0][:100])
         # pause: the step counter stops; one step moves it by exactly one
         br.js("document.getElementById('pause').click()")
-        ok(br.until("nb.state.state === 'paused'", 10), "pause: the page says paused")
+        ok(br.until("nb.state.state === 'paused'", 120), "pause: the page says paused")
         p1 = br.js("nb.state.step")
-        time.sleep(1.5)
-        f0 = br.js("nb.frames")
+        time.sleep(1.5)                 # (time for a counter that was not stopped to move)
         br.js("document.getElementById('step').click()")
-        ok(br.until("nb.frames > %d" % f0, 10), "one step: a new frame")
+        ok(br.until("nb.state.step !== %d" % p1, 120), "one step: a frame of a new step")
         p2 = br.js("nb.state.step")
         ok(p2 == p1 + 1, "pause stops the step counter, one step moves it by one: %d -> %d" % (p1, p2))
         # the camera, by mouse: a drag, then the wheel, each a new picture
@@ -418,26 +423,29 @@ def check_browser(argv, size):
                 extra = {"deltaX": 0, "deltaY": -120} if kind == "mouseWheel" else {"clickCount": 1}
                 br.cmd("Input.dispatchMouseEvent", type=kind, x=ex, y=ey, button="left" if kind != "mouseWheel" else "none",
                        buttons=1 if kind in ("mousePressed", "mouseMoved") else 0, **extra)
-            br.until("nb.frames > %d" % before[4], 10)
+            t_end = time.time() + 120     # the frames until one shows the camera moved
             after = br.js(PIC_HASH)
+            while after[0] == before[0] and time.time() < t_end:
+                br.until("nb.frames > %d" % after[4], 5)
+                after = br.js(PIC_HASH)
             ok(after[0] != before[0] and br.js("nb.state.step") == p2,
                "%s turns or zooms the camera: a new picture of the same step" % name)
         br.js("document.getElementById('reset').click()")
-        br.until("nb.frames > %d" % br.js("nb.frames"), 10)
+        br.until("nb.frames > %d" % br.js("nb.frames"), 60)
         # the screenshot: downloaded by the browser, the --render frame of that step
         br.js("document.getElementById('shot').click()")
         want = "nbody_%s_%06d.png" % (br.js("nb.state.program"), p2)
         path = os.path.join(downloads, want)
-        t_end = time.time() + 20
+        t_end = time.time() + 120
         while time.time() < t_end and not os.path.exists(path):
             time.sleep(0.1)
         time.sleep(0.3)
         ok(os.path.exists(path), "the screenshot button downloads %s (got %s)" % (want, os.listdir(downloads)))
         ok(not os.path.exists(os.path.join(tmp, want)), "the server wrote no file of its own")
         br.js("document.getElementById('quit').click()")
-        rc = prog.wait(30)
+        rc = prog.wait(120)
         ok(rc == 0, "the stop button ends the program: exit %s" % rc)
-        ended = br.until("nb.ended.indexOf('stopped at step %d') >= 0 && !nb.open" % p2, 10)
+        ended = br.until("nb.ended.indexOf('stopped at step %d') >= 0 && !nb.open" % p2, 120)
         ok(ended, "the page says the run has ended, and where: %s" % br.js("document.getElementById('conn').textContent"))
         ok(refused(prog), "the port is closed after the program")
         out = prog.out.decode(errors="replace")
@@ -457,56 +465,58 @@ def check_browser(argv, size):
         subprocess.run(["rm", "-rf", tmp])
 
 
-def steps_per_s(ws, seconds):
-    st0, _ = ws.frame()
-    t0 = time.time()
-    frames = 0
-    st = st0
-    while time.time() - t0 < seconds:
-        st, _ = ws.frame()
-        frames += 1
-    dt = time.time() - t0
-    return (st["step"] - st0["step"]) / dt, frames / dt, st
+def frames(ws, n):
+    """Read n frames: (how many came before a time-out or the end, the last status)."""
+    got, st = 0, None
+    try:
+        for _ in range(n):
+            st, _ = ws.frame()
+            got += 1
+    except (EOFError, OSError) as e:          # socket.timeout is an OSError
+        print("viewer: %s after %d frames" % (e or type(e).__name__, got))
+    return got, st
 
 
 def check_viewers(argv):
     prog = Program(argv)
     a, b = WS(prog), WS(prog)
     fa = fb = 0
-    t_end = time.time() + 3
-    while time.time() < t_end:
-        a.frame(); fa += 1
-        b.frame(); fb += 1
-    ok(fa >= 5 and fb >= 5, "two viewers at once: %d and %d frames in 3 s" % (fa, fb))
+    for _ in range(5):                        # in turn: both served at once
+        fa += frames(a, 1)[0]
+        fb += frames(b, 1)[0]
+    ok(fa == 5 and fb == 5, "two viewers at once: %d and %d frames of 5" % (fa, fb))
     b.close()
-    rate0, fps0, _ = steps_per_s(a, 3)
+    _, st0 = frames(a, 1)
     slow = WS(prog, rcvbuf=4096)          # connects, never reads
     slow.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    rate1, fps1, st = steps_per_s(a, 6)
-    ok(rate1 > 0.25 * rate0 and fps1 > 0.25 * fps0,
-       "a viewer that never reads does not slow the run: %.0f steps/s and %.1f frames/s before it, "
-       "%.0f and %.1f with it" % (rate0, fps0, rate1, fps1))
+    # while it is there the run goes on: the reading viewer gets its frames
+    # and the steps advance (a server that waited for the slow viewer would
+    # stop once its socket's buffers are full, a few frames in)
+    want = 30
+    got, st = frames(a, want)
+    ok(got == want and st0 is not None and st is not None and st["step"] > st0["step"],
+       "a viewer that never reads does not stop the run: the other got %d frames of %d, step %s -> %s" %
+       (got, want, st0 and st0["step"], st and st["step"]))
     a.close()
     slow.close()
-    s_left = st["step"]
+    s_left = st["step"] if st else 0
     time.sleep(2)
     c = WS(prog)
-    st2, _ = c.frame()
-    ok(st2["step"] > s_left and st2["state"] == "running",
-       "with every viewer gone the run went on: step %d when they left, %d now" % (s_left, st2["step"]))
+    _, st2 = frames(c, 1)
+    ok(st2 is not None and st2["step"] > s_left and st2["state"] == "running",
+       "with every viewer gone the run went on: step %d when they left, %s now" % (s_left, st2 and st2["step"]))
     c.send("q")
-    rc = prog.wait(30)
+    rc = prog.wait(120)
     out = prog.out.decode(errors="replace")
     ok(rc == 0, "'q' ends it: exit %s" % rc)
     skipped = [int(x) for x in re.findall(r"viewer \d+: \d+ frames in [0-9.]+ s \([0-9.]+ frames/s\), (\d+) skipped", out)]
-    # the frames the server made while the slow viewer was there (what the
-    # reading viewer got in those 6 s), less the few the sockets' buffers
-    # took in (11 of 20 under the sanitizers here): it must have skipped at least 3
-    # (a server that queues every frame, or blocks, skips none)
-    offered = int(fps1 * 6)
+    # the server made at least the 30 frames the reading viewer got while
+    # the slow one was there, less the few the sockets' buffers took in (11
+    # of 20 under the sanitizers here): it must have skipped at least 3 (a
+    # server that queues every frame, or blocks, skips none)
     ok(len(skipped) == 4 and max(skipped) >= 3,
-       "the report lists 4 viewers, the one that never read skipped frames: %s (at least 3; %d "
-       "frames were made while it was there)" % (skipped, offered))
+       "the report lists 4 viewers, the one that never read skipped frames: %s (at least 3 of the %d or "
+       "more made while it was there)" % (skipped, want))
     prog.kill()
 
 
@@ -519,7 +529,7 @@ def check_interrupt(argv):
     while st["step"] < 5:
         st = ws.frame()[0]
     prog.p.send_signal(signal.SIGINT)
-    rc = prog.wait(30)
+    rc = prog.wait(120)
     out = prog.out.decode(errors="replace")
     ok(rc == 0, "Ctrl-C (SIGINT) stops the run cleanly: exit %s" % rc)
     m = re.search(r"view: stopped at step (\d+) of \d+ \(interrupted: Ctrl-C\)", out)

@@ -255,13 +255,13 @@ static void t_crash_exit_hang(void)
     char saved[512];
     snprintf(saved, sizeof saved, "%s", old_asan ? old_asan : "");
     setenv("ASAN_OPTIONS", asan, 1);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* the hang costs its own limit (2 s), not the runner's: the selftest is
+     * killed past 60 s (exit 137, failing EXPECT_RC below), 27 times what it
+     * takes, idle or loaded (2.1 s, the 2 s limit most of it) -- a hang
+     * detector, no bound on its speed */
     int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     unsetenv("NB_TEST_TIMEOUT");
     if (old_asan) setenv("ASAN_OPTIONS", saved, 1); else unsetenv("ASAN_OPTIONS");
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     EXPECT_RC(rc, 1);
     EXPECT_HAS(out, "PASS   2/2   fake_crash/before\n");
     EXPECT_HAS(out, "FAIL   0/3   fake_crash/segv: crashed: SIGSEGV in fake_crash/segv\n");
@@ -274,9 +274,6 @@ static void t_crash_exit_hang(void)
     /* a test's own lines come before its result line, in order */
     EXPECT_HAS(out, "       fake measurement 1.5 (bound 1)\n       second line of the test\n"
                     "  FAIL   0/1   fake_crash/talks: 1.5 <= 1.0");
-    /* the hang costs its time limit (2 s), not the runner's */
-    if (secs > 30) printf("       the crash selftest took %.1f s (bound 30 s)\n", secs);
-    CU_ASSERT(secs <= 30);
 }
 
 /* A suite's gate: while it fails, its tests (but the force tests) are not
