@@ -24,9 +24,11 @@
 #          it hidden -- as root, at build time too (her forces.c does not
 #          compile where the instructor's can be #included).
 #   frank  (as root only) alice's code and a file only root may read built
-#          into his program (.incbin) and printed: his code is compiled as
-#          nobody, so it does not build (0, "could not be built") and the
-#          secret is nowhere in the gradebook or its logs.
+#          into his program (#include of a header: scripts/student_lint.sh
+#          refuses .incbin and the #include of anything but a header, so a
+#          header it is) and printed: his code is compiled as nobody, so it
+#          does not build (0, "could not be built") and the secret is
+#          nowhere in the gradebook or its logs.
 # grades.csv must have the header and the five (six) rows so.
 # Environment: CUNIT_PREFIX, ARCH passed on; KEEP_TMP=1 keeps the directory.
 # Exit 0 when every check passed, 1 otherwise.
@@ -78,16 +80,17 @@ fi
 students=5
 if [ "$(id -u)" = 0 ]; then   # as root the students' code is compiled as nobody
   # frank: alice's code and a file only root may read, built into his
-  # program (.incbin) and printed from it: were it compiled as root, the
-  # secret would be in his logs (and on Gradescope's page)
+  # program (an #include) and printed from it: were it compiled as root,
+  # the secret would be in his logs (and on Gradescope's page)
   students=6
   secret="nb-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-  printf '%s\n' "$secret" > "$tmp/secret.txt" && chmod 600 "$tmp/secret.txt"
+  printf '"%s"\n' "$secret" > "$tmp/secret.h" && chmod 600 "$tmp/secret.h"
   cp -a "$subs/alice" "$subs/frank"
   cat >> "$subs/frank/step01_cpu/forces.c" <<EOF
 #include <stdio.h>
-__asm__(".section .rodata\\n.global frank_secret\\nfrank_secret:\\n.incbin \\"$tmp/secret.txt\\"\\n.byte 0\\n.previous\\n");
-extern const char frank_secret[];
+static const char frank_secret[] =
+#include "$tmp/secret.h"
+;
 __attribute__((constructor)) static void frank(void) { printf("frank: %s\\n", frank_secret); }
 EOF
 fi
