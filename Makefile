@@ -21,13 +21,15 @@ include common/serve.mk
 STEPS   := $(NB_STEPS)
 # STEPS=... on the command line narrows every target to those steps
 RUNNERS  = $(call nb_runners,$(STEPS))
+# the tuned builds of those steps (step04_shared/tuned ...: tests/runners.mk)
+TUNED   := $(call nb_tuned_of,$(STEPS))
 export CUNIT_PREFIX
 export NB_SKIPPED
 # sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
 Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
-.PHONY: all run help setup check-all grade-class doc-counts examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS)
-all: deps $(STEPS)
+.PHONY: all run help setup check-all grade-class doc-counts examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED)
+all: deps $(STEPS) $(TUNED)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
 	@$(if $(GL_FOUND),$(if $(GLFW_FOUND),,echo 'make: the --view window is left out ($(GLFW_WHY)); GL frames are built'))
@@ -37,6 +39,9 @@ all: deps $(STEPS)
 common: deps
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C common all
 $(STEPS): common
+	@$(MAKE) $(Q_MAKE) --no-print-directory -C $@
+# a tuned build links its lesson's library: built after the lesson
+$(TUNED): %/tuned: %
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $@
 # a step that links an earlier one (USES in its Makefile) is built after it
 ifneq ($(filter step06_multigpu,$(STEPS)),)
@@ -55,7 +60,7 @@ setup:
 	@scripts/ensure_deps.sh all
 
 # every program this machine can run, step05 --cpu too; a table at the end
-RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(if $(and $(filter step04_shared,$(s)),$(NB_TUNED)),step04_shared/nbody_tuned) \
+RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(t)/nbody_tuned) \
                   $(if $(and $(filter step05_barneshut,$(s)),$(NB_TUNED05)),step05_barneshut/nbody_tuned) \
                   $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
 run: deps all
@@ -90,7 +95,7 @@ mutants: deps-test
 	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/mutants.sh
 
 sanitize: all
-	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(if $(and $(filter step04_shared,$(STEPS)),$(NB_TUNED)),step04_shared/nbody_tuned) \
+	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED)) \
 	  $(if $(and $(filter step05_barneshut,$(STEPS)),$(NB_TUNED05)),step05_barneshut/nbody_tuned)
 
 # libFuzzer targets of the readers and the option parser (fuzz/Makefile)
@@ -117,5 +122,5 @@ movie:
 -include scripts/student_kit.mk
 
 clean:
-	@for d in common tests fuzz $(STEPS); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done
+	@for d in common tests fuzz $(STEPS) $(TUNED); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done
 	@rm -rf dist

@@ -39,7 +39,7 @@ Q_PROG :=
 Q_MAKE :=
 else
 Q      := @
-Q_PROG  = @echo '  built $(notdir $(CURDIR))/$@' &&
+Q_PROG  = @echo '  built $(patsubst $(realpath $(TOP_DIR))/%,%,$(CURDIR))/$@' &&
 Q_MAKE := -s
 endif
 TOP_DIR    := $(abspath $(COMMON_DIR)/..)

@@ -4,9 +4,14 @@
 #   C_SRCS  := main.c              # host C sources (main.c holds main())
 #   CU_SRCS := naive.cu            # CUDA sources (GPU steps)
 #   FORCE_SRCS :=                  # C sources built with FORCE_CFLAGS too
-#   EXTRA_PROGRAMS := nbody_tuned  # more programs: nbody_X is built from main_X.c
+#   EXTRA_PROGRAMS := nbody_x      # more programs: nbody_X is built from main_X.c
 #   USES    := step05_barneshut    # earlier steps whose libstep.a this step links
+#   PROGRAM := nbody_tuned         # the program's name (default nbody)
 #   include ../common/step.mk
+#
+# A tuned build ("going further") is a folder of its own inside its step,
+# step04_shared/tuned/: STEP is its runner (step04_tuned), USES the lesson,
+# and it includes ../../common/step.mk.
 #
 # Targets: all (nbody), check (build and run this step's CUnit runner),
 # libstep.a (everything but main.o, linked into the step's worker,
@@ -46,10 +51,11 @@ EXTRA_LIBS += -Wl,-u,nb_glcuda_open
 endif
 endif
 
+PROGRAM ?= nbody
 .PHONY: all check clean common FORCE
-all: nbody $(EXTRA_PROGRAMS)
+all: $(PROGRAM) $(EXTRA_PROGRAMS)
 
-nbody: main.o libstep.a $(LIBS)
+$(PROGRAM): main.o libstep.a $(LIBS)
 	$(Q_PROG)$(CC) $(CFLAGS) -o $@ main.o libstep.a $(LIBS) $(EXTRA_LIBS) $(LDLIBS)
 
 nbody_%: main_%.o libstep.a $(LIBS)
@@ -98,10 +104,10 @@ $(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MO
 # the main objects of the extra programs are kept (no "rm main_tuned.o")
 .SECONDARY: $(EXTRA_PROGRAMS:nbody_%=main_%.o)
 
-check: nbody
+check: $(PROGRAM)
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(TOP_DIR)/tests run_$(STEP)
 	cd $(TOP_DIR)/tests && ./run_$(STEP)
 
 clean:
-	rm -f nbody main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)
+	rm -f $(PROGRAM) main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)
 	rm -rf asan tsan

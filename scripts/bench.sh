@@ -31,10 +31,10 @@ TARGET=${BENCH_TARGET_S:-1}
 THREADS=${THREADS:-$(nbs_cpu_threads)}
 # step|N|target interactions/s|what
 TARGETS="step04_shared|1048576|1.83e12|cuda-samples' best build on an H100
-step04_shared/nbody_tuned|1024|1.5e11|target
-step04_shared/nbody_tuned|4096|8.0e11|target
-step04_shared/nbody_tuned|65536|1.9e12|target
-step04_shared/nbody_tuned|1048576|2.0e12|target"
+step04_shared/tuned/nbody_tuned|1024|1.5e11|target
+step04_shared/tuned/nbody_tuned|4096|8.0e11|target
+step04_shared/tuned/nbody_tuned|65536|1.9e12|target
+step04_shared/tuned/nbody_tuned|1048576|2.0e12|target"
 
 nb_init_tmp
 
@@ -44,7 +44,7 @@ for n in $CPU_NS; do
     [ "$n" != "$(echo "$CPU_NS" | awk '{print $1}')" ] || CONFIGS+=("step01_cpu|--threads 1|$n|cpu")
     CONFIGS+=("step01_cpu|--threads $THREADS|$n|cpu")
 done
-for s in step02_naive step03_float4 step04_shared step04_shared/nbody_tuned; do
+for s in step02_naive step03_float4 step04_shared step04_shared/tuned/nbody_tuned; do
     for n in $GPU_NS; do CONFIGS+=("$s||$n|gpu"); done
 done
 for n in $GPU_NS; do CONFIGS+=("step05_barneshut||$n|gputree"); done

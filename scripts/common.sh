@@ -13,7 +13,7 @@ NB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NB_BIN_DIR=${NB_BIN_DIR:-$NB_TOP}
 
 # The program of a step (step02_naive -> $NB_BIN_DIR/step02_naive/nbody); a
-# second program of a step is named with its folder: step04_shared/nbody_tuned.
+# second program of a step is named with its folder: step04_shared/tuned/nbody_tuned.
 nb_bin() { case $1 in */*) echo "$NB_BIN_DIR/$1" ;; *) echo "$NB_BIN_DIR/$1/nbody" ;; esac; }
 
 # A private scratch folder, removed on exit.

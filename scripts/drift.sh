@@ -123,11 +123,11 @@ cpu-mixed|step01_cpu/nbody|--threads $THREADS --precision mixed|
 cpu-double|step01_cpu/nbody|--threads $THREADS --precision double|
 gpu-lesson|step04_shared/nbody|--block 256|
 gpu-lesson-b64|step04_shared/nbody|--block 64|
-gpu-tuned|step04_shared/nbody_tuned||
-gpu-tuned-tiles|step04_shared/nbody_tuned||NB_TUNE=newton=0
-gpu-tuned-newton|step04_shared/nbody_tuned||NB_TUNE=newton=1
-gpu-mixed|step04_shared/nbody_tuned|--precision mixed|
-gpu-double|step04_shared/nbody_tuned|--precision double|"
+gpu-tuned|step04_shared/tuned/nbody_tuned||
+gpu-tuned-tiles|step04_shared/tuned/nbody_tuned||NB_TUNE=newton=0
+gpu-tuned-newton|step04_shared/tuned/nbody_tuned||NB_TUNE=newton=1
+gpu-mixed|step04_shared/tuned/nbody_tuned|--precision mixed|
+gpu-double|step04_shared/tuned/nbody_tuned|--precision double|"
 # the pairs drawn: a b what
 PAIRS="cpu-threads cpu 1 thread vs all (same bits by design)
 cpu-ieee cpu sqrt and division vs rsqrt and Newton step

@@ -75,7 +75,7 @@ if has build; then
     tail -30 "$OUT/build.log"; bad "build"; finish
   fi
 fi
-T=step04_shared/nbody_tuned
+T=step04_shared/tuned/nbody_tuned
 L=step04_shared/nbody
 [ -x "$T" ] || { echo "gpu_precision_check: $T is not built (phase build)"; exit 2; }
 "$T" -n 64 -s 1 > "$OUT/probe.txt" 2>&1

@@ -95,7 +95,7 @@ if has check; then
   ts "check-all + sanitize + step06"
   (NB_CHECK_JOBS=8 timeout $((TMO * 2)) "${mk[@]}" check-all >"$LOG/check-all.log" 2>&1; echo "exit $?" >>"$LOG/check-all.log") &
   if has sanitize; then
-    progs="step02_naive step03_float4 step04_shared step04_shared/nbody_tuned step05_barneshut"
+    progs="step02_naive step03_float4 step04_shared step04_shared/tuned/nbody_tuned step05_barneshut"
     [ -x step06_multigpu/nbody ] && progs="$progs step06_multigpu"
     for p in $progs; do
       f=$LOG/sanitize_$(echo "$p" | tr / _).log
@@ -139,7 +139,7 @@ if has bign; then
   for n in ${BIGN_N:-4194304}; do
     for tune in "" "newton=0"; do
       echo "== N=$n NB_TUNE=$tune" >>"$LOG/bign.log"
-      NB_TUNE=$tune timeout "$TMO" step04_shared/nbody_tuned -n "$n" -s 1 --warmup 0 --bench --check \
+      NB_TUNE=$tune timeout "$TMO" step04_shared/tuned/nbody_tuned -n "$n" -s 1 --warmup 0 --bench --check \
         >>"$LOG/bign.log" 2>&1; echo "exit $?" >>"$LOG/bign.log"
     done
   done
@@ -148,12 +148,12 @@ fi
 if has profile; then
   ts profile
   mkdir -p "$LOG/profile"
-  PROFILE_N=4096 PROFILE_STEPS="step04_shared step04_shared/nbody_tuned" RESULTS_DIR="$LOG/profile" \
+  PROFILE_N=4096 PROFILE_STEPS="step04_shared step04_shared/tuned/nbody_tuned" RESULTS_DIR="$LOG/profile" \
     timeout "$TMO" bash scripts/profile.sh >"$LOG/profile.log" 2>&1; rc=$?
   note "profile N=4096 exit $rc"; tail -30 "$LOG/profile/profile.md" 2>/dev/null
   for n in ${PROFILE_BIG_N:-65536 1048576}; do
     mkdir -p "$LOG/profile_$n"
-    PROFILE_N=$n PROFILE_STEPS="step04_shared/nbody_tuned" RESULTS_DIR="$LOG/profile_$n" \
+    PROFILE_N=$n PROFILE_STEPS="step04_shared/tuned/nbody_tuned" RESULTS_DIR="$LOG/profile_$n" \
       timeout "$TMO" bash scripts/profile.sh >>"$LOG/profile.log" 2>&1; rc=$?
     note "profile tuned N=$n exit $rc"
     grep -E 'kernel duration|SM clock|issue slots|instructions per interaction' "$LOG/profile_$n/profile.md" 2>/dev/null

@@ -87,12 +87,12 @@ check_same() {   # program, extra options...
 check_same step02_naive/nbody
 check_same step03_float4/nbody
 check_same step04_shared/nbody
-check_same step04_shared/nbody_tuned
+check_same step04_shared/tuned/nbody_tuned
 # --precision double and mixed: the tuned build holds no float copy of its
 # bodies on the device, so the view draws what download() gives -- the same
 # frames as the host path, the report saying why, and the headless view too
 check_wide() {   # precision
-  local P=step04_shared/nbody_tuned why='keeps no float copy of its bodies on the device'
+  local P=step04_shared/tuned/nbody_tuned why='keeps no float copy of its bodies on the device'
   rm -rf "$tmp/a" "$tmp/b"
   "$P" -n 30011 --ic collision -s 4 --precision "$1" --render "$tmp/a" --render-every 2 > "$tmp/a.txt" 2>&1
   local ra=$?

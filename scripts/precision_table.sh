@@ -58,9 +58,9 @@ nb_init_tmp
 
 # id | program | options | kind | label
 SERIES="lesson|step04_shared|--block 256|gpu|lesson kernel, single (step04)
-tsingle|step04_shared/nbody_tuned|--precision single|gpu|tuned, single
-tmixed|step04_shared/nbody_tuned|--precision mixed|gpu|tuned, mixed
-tdouble|step04_shared/nbody_tuned|--precision double|gpu|tuned, double
+tsingle|step04_shared/tuned/nbody_tuned|--precision single|gpu|tuned, single
+tmixed|step04_shared/tuned/nbody_tuned|--precision mixed|gpu|tuned, mixed
+tdouble|step04_shared/tuned/nbody_tuned|--precision double|gpu|tuned, double
 csingle|step01_cpu|--threads $THREADS --precision single|cpu|CPU step01, single
 cmixed|step01_cpu|--threads $THREADS --precision mixed|cpu|CPU step01, mixed
 cdouble|step01_cpu|--threads $THREADS --precision double|cpu|CPU step01, double"

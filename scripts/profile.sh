@@ -152,7 +152,7 @@ for s in $STEPS; do
             done = 1
         }' "$NB_TMP/out" >"$NB_TMP/vals_step"
     # the program's CSV: its header, then its one data line (named by the
-    # program's table, e.g. step04_tuned for step04_shared/nbody_tuned)
+    # program's table, e.g. step04_tuned for step04_shared/tuned/nbody_tuned)
     line=$(awk 'h && /^step[0-9][0-9a-z_]*,/ { print; exit } /^step,/ { h = 1 }' "$NB_TMP/out")
     inter=$([ -n "$line" ] && NB_HDR=$(grep -m 1 '^step,' "$NB_TMP/out") NB_LINE=$line nb_get interactions || true)
     if [ ! -s "$NB_TMP/vals_step" ]; then

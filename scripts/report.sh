@@ -88,7 +88,7 @@ if [ "${REPORT_RUN:-1}" != 0 ]; then
     for d in step0*_*/; do
         d=${d%/}; [ -x "$d/nbody" ] || continue
         progs+=("$d")
-        [ "$d" != step04_shared ] || progs+=(step04_shared/nbody_tuned)
+        [ "$d" != step04_shared ] || progs+=(step04_shared/tuned/nbody_tuned)
         [ "$d" != step05_barneshut ] || progs+=(step05_barneshut:--cpu)
     done
     bash scripts/run.sh "${progs[@]}" > "$NB_TMP/run.txt" 2>&1 || true

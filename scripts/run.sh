@@ -3,7 +3,7 @@
 # same Plummer sphere (N = 4096, 10 steps, --check --bench), one line each
 # while it runs, then a short table (program, N, ms per step, check) and what
 # to do next.  A PROGRAM is a step folder (its program nbody), folder/program
-# (step04_shared/nbody_tuned), or either with one option after a colon
+# (step04_shared/tuned/nbody_tuned), or either with one option after a colon
 # (step05_barneshut:--cpu, the CPU tree code, which runs on any machine).
 #
 # A GPU program without a usable GPU (exit 77) and a blanked student-kit

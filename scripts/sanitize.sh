@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/sanitize.sh STEP... -- (STEP: a folder, or folder/program such as
-# step04_shared/nbody_tuned) compute-sanitizer (SANITIZE_TOOLS: a subset) (memcheck with leak check,
+# step04_shared/tuned/nbody_tuned) compute-sanitizer (SANITIZE_TOOLS: a subset) (memcheck with leak check,
 # racecheck, synccheck, initcheck) on every kernel of each GPU step, at a
 # small N that is not a multiple of the block size.  Prints each tool's
 # ERROR SUMMARY; exit 1 if any tool reported an error, 77 without a GPU.

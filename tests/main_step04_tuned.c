@@ -1,5 +1,5 @@
 /* main_step04_tuned.c -- the CUnit runner grading step04's tuned build
- * (step04_shared/nbody_tuned, tuned.cu): the same suites as the lesson
+ * (step04_shared/tuned/nbody_tuned, tuned.cu): the same suites as the lesson
  * kernel, and "tuned": every code path of the build, whatever its picker
  * chooses, in each --precision; "precision": double and mixed against the
  * grader's references.  The table runs in tests/work_step04_tuned

@@ -1,7 +1,6 @@
 # tests/runners.mk -- the CUnit runners, one list for the top-level Makefile
 # and tests/Makefile: common, one per step directory (step*/Makefile, found,
-# not listed), and the tuned builds of step04 and step05 (second programs of
-# their steps).
+# not listed), and the tuned builds (a tuned/ folder in a step).
 # step06_multigpu needs NCCL (common/nccl.mk): without it, it is left out of
 # the steps and NB_SKIPPED says why (`make`, `make run` and `make check-all`
 # print it; nothing fails).
@@ -17,10 +16,17 @@ NB_STEPS   := $(filter-out step06_multigpu,$(NB_STEPS_FOUND))
 else
 NB_STEPS   := $(NB_STEPS_FOUND)
 endif
-# $(call nb_runners,STEPS): the runners of those steps
-# (the tuned builds only where their sources are: the student kit leaves them out)
-NB_TUNED := $(wildcard $(NB_TOP)/step04_shared/tuned.cu)
+# The tuned builds ("going further") are folders of their own, step*/tuned/
+# (the student kit has none): a folder's runner is its step's number and
+# "_tuned" (step04_shared/tuned: step04_tuned).
+NB_TUNED_DIRS := $(patsubst $(NB_TOP)/%/Makefile,%,$(sort $(wildcard $(NB_TOP)/step0*/tuned/Makefile)))
+# $(call nb_tuned_of,STEPS): the tuned folders of those steps
+nb_tuned_of = $(foreach s,$(1),$(filter $(s)/tuned,$(NB_TUNED_DIRS)))
+# $(call nb_tuned_runner,FOLDER): its runner
+nb_tuned_runner = $(firstword $(subst _, ,$(patsubst %/tuned,%,$(1))))_tuned
+NB_TUNED := $(filter step04_shared/tuned,$(NB_TUNED_DIRS))
 NB_TUNED05 := $(wildcard $(NB_TOP)/step05_barneshut/tuned.cu)
-nb_runners = common $(1) $(if $(and $(filter step04_shared,$(1)),$(NB_TUNED)),step04_tuned) \
+# $(call nb_runners,STEPS): the runners of those steps, each with its tuned build's
+nb_runners = common $(foreach s,$(1),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(call nb_tuned_runner,$(t)))) \
              $(if $(and $(filter step05_barneshut,$(1)),$(NB_TUNED05)),step05_tuned)
 NB_RUNNERS := $(call nb_runners,$(NB_STEPS))

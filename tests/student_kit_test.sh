@@ -98,7 +98,7 @@ region_lines() {   # FILE...: the lines inside solution regions (inside=1) or ou
 (cd "$top" && region_lines 1 "${marked[@]}") | trimmed | awk 'length >= 16 && !/^(\/\*|\*|\/\/)/' | sort -u > "$tmp/sol.lines"
 (cd "$top" && { region_lines 0 "${marked[@]}"
   git ls-files '*.c' '*.h' '*.cu' '*.cuh' |
-    grep -vE '^mutants/|^step04_shared/(tuned\.cu|tuned_kernels\.cuh|main_tuned\.c)$|step04_tuned|suite_tuned|tune_step04' |
+    grep -vE '^mutants/|^step0[0-9]_[a-z0-9]+/tuned/|step04_tuned|suite_tuned|tune_step04' |
     while read -r f; do case " ${marked[*]} " in *" $f "*) continue ;; esac; cat "$f"; done; }) |
   trimmed | sort -u > "$tmp/given.lines"
 comm -23 "$tmp/sol.lines" "$tmp/given.lines" > "$tmp/answer.lines"
@@ -109,8 +109,8 @@ check "no line of a solution in the kit ($(wc -l < "$tmp/answer.lines") solution
 [ -n "$leaks" ] && printf '     in the kit: %s\n' "$leaks" | head -5
 check "no worked answer (<details>) in the kit's handouts" \
   bash -c '! grep -l "^<details>" "$1"/handouts/*.md' _ "$kit"
-check "no tuned build of step 04 in the kit" \
-  bash -c 'test ! -e "$1/step04_shared/tuned.cu" -a ! -e "$1/step04_shared/tuned_kernels.cuh" -a ! -e "$1/step04_shared/main_tuned.c" -a ! -e "$1/tests/suite_tuned.c"' _ "$kit"
+check "no tuned build in the kit (no step*/tuned/ folder, no tuned runner's suite)" \
+  bash -c '! ls -d "$1"/step0*/tuned >/dev/null 2>&1 && test ! -e "$1/tests/suite_tuned.c"' _ "$kit"
 
 # the steps: blanked (a marked file in them) or not
 steps=$(cd "$kit" && ls -d step0*/ 2>/dev/null | tr -d / )

@@ -1,5 +1,5 @@
 /* suite_tuned.c -- the suite "tuned" of step04's tuned build
- * (step04_shared/tuned.cu): every code path of it, not only the one its
+ * (step04_shared/tuned/tuned.cu): every code path of it, not only the one its
  * picker chooses for the N of the other suites.  The picker's choice is
  * overridden with NB_TUNE (each test runs in its own process, so setenv()
  * stays there).  Inactive (SKIPPED) without a usable device.

@@ -9,7 +9,7 @@
  * grid of block sizes, bodies per thread and j-slices, and up to N = 16384
  * the warp-per-target kernel's block sizes and bodies per warp, and from
  * N = 8192 on the each-pair-once kernel's block sizes, R and tiles (NB_TUNE,
- * see step04_shared/tuned.cu).  Every configuration is checked against the
+ * see step04_shared/tuned/tuned.cu).  Every configuration is checked against the
  * double direct sum (max error over the sampled bodies; the all-pairs
  * tolerance is 1e-4 up to N = 65536).  One CSV line per configuration:
  *   build,n,tune,force_ms_med,step_ms_med,g_inter_per_s,err_max

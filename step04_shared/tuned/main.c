@@ -1,4 +1,4 @@
-/* step04_shared/main_tuned.c -- nbody_tuned, the tuned build of step04
+/* step04_shared/tuned/main.c -- nbody_tuned, the tuned build of step04
  * (tuned.cu); `make bench` measures it beside the lesson kernel. */
 #include "nb_step.h"
 

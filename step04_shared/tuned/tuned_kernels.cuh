@@ -1,4 +1,4 @@
-/* step04_shared/tuned_kernels.cuh -- the kernels of the tuned build and
+/* step04_shared/tuned/tuned_kernels.cuh -- the kernels of the tuned build and
  * their launches, written once and compiled once per --precision
  * (handouts/08_precision.md): tuned.cu includes this file three times, in
  * the namespaces single_p, double_p and mixed_p, with NB_DOUBLE and NB_MIXED

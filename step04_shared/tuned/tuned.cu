@@ -1,4 +1,4 @@
-/* step04_shared/tuned.cu -- the tuned build of step04 (program nbody_tuned).
+/* step04_shared/tuned/tuned.cu -- the tuned build of step04 (program nbody_tuned).
  *
  * The lesson kernel (shared.cu) is shared-memory tiling and nothing else.
  * This file keeps its data layout and its arithmetic (nb_interact) and adds
