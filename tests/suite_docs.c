@@ -276,20 +276,37 @@ static void check_provenance(const char *dir)
         NB_ASSERT(exists(fp), "%s: a row for %s, which is not there", path + 3, file);
         rows++;
     }
-    /* each file of the folder has exactly one row */
-    DIR *d = opendir(dir);
-    NB_ASSERT_FATAL(d != NULL, "cannot list %s", dir);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || !strcmp(e->d_name, "README.md") || !strcmp(e->d_name, "provenance.tsv"))
-            continue;
-        char key[300];
-        snprintf(key, sizeof key, "\n%s\t", e->d_name);
-        const char *a = strstr(tsv, key);
-        NB_ASSERT(a && !strstr(a + 1, key), "%s: %s has %s", path + 3, e->d_name,
-                  a ? "two rows" : "no row (where it comes from: command, commit, GPU, date, spread)");
+    /* each file of the folder, and of its logs/, has exactly one row; the
+     * folder itself holds tables, CSVs and figures, its logs/ the logs
+     * that they cite */
+    static const char *const sub[] = { "", "logs/" };
+    for (int k = 0; k < 2; k++) {
+        char sd[700];
+        snprintf(sd, sizeof sd, "%s/%s", dir, sub[k]);
+        DIR *d = opendir(sd);
+        if (!d && k == 1) break;                   /* no logs/: none cited */
+        NB_ASSERT_FATAL(d != NULL, "cannot list %s", sd);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.' || (k == 0 && (!strcmp(e->d_name, "README.md") ||
+                                                   !strcmp(e->d_name, "provenance.tsv") ||
+                                                   !strcmp(e->d_name, "logs"))))
+                continue;
+            if (k == 0) {
+                const char *dot = strrchr(e->d_name, '.');
+                NB_ASSERT(dot && (!strcmp(dot, ".md") || !strcmp(dot, ".csv") || !strcmp(dot, ".png") ||
+                                  !strcmp(dot, ".svg")),
+                          "%s/%s: a results folder keeps tables, CSVs and figures; logs go to its logs/",
+                          dir + 3, e->d_name);
+            }
+            char key[300];
+            snprintf(key, sizeof key, "\n%s%s\t", sub[k], e->d_name);
+            const char *a = strstr(tsv, key);
+            NB_ASSERT(a && !strstr(a + 1, key), "%s: %s%s has %s", path + 3, sub[k], e->d_name,
+                      a ? "two rows" : "no row (where it comes from: command, commit, GPU, date, spread)");
+        }
+        closedir(d);
     }
-    closedir(d);
     NB_ASSERT(rows > 0, "%s: no rows", path + 3);
     free(tsv);
 }
@@ -371,7 +388,7 @@ static void t_make_help(void)
     }
     NB_ASSERT(named >= 15, "make help names only %d targets", named);
     /* every user-facing .PHONY target is in the help */
-    static const char *internal[] = { "deps", "deps-test", "common", "$(STEPS)", "FORCE", NULL };
+    static const char *internal[] = { "deps", "deps-test", "common", "$(STEPS)", "$(TUNED)", "FORCE", NULL };
     for (const char *p = mk; (p = strstr(p, ".PHONY:")); p++) {
         char line[512];
         const char *e = strchr(p, '\n');
