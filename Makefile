@@ -28,7 +28,7 @@ export NB_SKIPPED
 # sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
 Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
-.PHONY: all run help setup check-all grade-class doc-counts examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED)
+.PHONY: all run help setup check-all grade-class doc-counts layout examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED)
 all: deps $(STEPS) $(TUNED)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
@@ -86,6 +86,12 @@ grade-class: deps-test
 # (scripts/examples.sh), from the tree as it is
 doc-counts:
 	@bash scripts/doc_counts.sh
+# the layout measured, now and at LAYOUT_BEFORE (the tree before its going-
+# further builds had folders of their own): docs/layout.md (scripts/layout.py)
+LAYOUT_BEFORE ?= 90b0fdb
+layout:
+	@python3 -I scripts/layout.py --before '$(LAYOUT_BEFORE)' --write docs/layout.md && \
+	  echo "make layout: wrote docs/layout.md (against $(LAYOUT_BEFORE))"
 examples:
 	@bash scripts/examples.sh && bash scripts/doc_counts.sh
 

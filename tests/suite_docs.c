@@ -512,6 +512,18 @@ static void t_report_self_contained(void)
     remove(page);
 }
 
+/* The layout, measured (scripts/layout.py): docs/layout.md's "now" column is
+ * the tree's, `make diff` STEP=05 and STEP=06 stay under their targets, no
+ * lesson folder holds a tuned build's file, no circle between modules (the
+ * student kit, whose tree is not the table's: the targets alone). */
+static void t_layout(void)
+{
+    static char out[1 << 14];
+    int rc = sh(in_kit() ? "python3 -I scripts/layout.py --targets 2>&1"
+                         : "python3 -I scripts/layout.py --check docs/layout.md 2>&1", out, sizeof out, 120);
+    NB_ASSERT(rc == 0, "the layout (make layout): %.300s", out);
+}
+
 /* Every count a document quotes after a <!--count:KEY--> marker (points,
  * tests, runners, mutants, solution regions) and the generated list of
  * solution regions: what scripts/doc_counts.sh computes from the tree now. */
@@ -535,6 +547,7 @@ void nb_suite_docs_register(void)
         { "make_help_names_real_targets", t_make_help, 1 },
         { "tables_mark_spread_over_10_percent", t_tables_spread, 2 },
         { "report_is_self_contained", t_report_self_contained, 1 },
+        { "layout_keeps_its_targets", t_layout, 1 },
         NB_TEST_END
     };
     nb_grade_suite("docs", tests, NULL);
