@@ -4,8 +4,8 @@
 #   make check-all   build and run every CUnit runner; points table and total
 #   make setup       install every Debian package the documented targets need
 #   make bench | tables | plots | drift | profile | report | sanitize | movie | student-kit
-#   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (fuzz/Makefile)
-#   make mutants [MUTANTS=cpu|gpu|all] [JOBS=N]  the mistakes in mutants/ must fail the tests
+#   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (tests/fuzz/Makefile)
+#   make mutants [MUTANTS=cpu|gpu|all] [JOBS=N]  the mistakes in tests/mutants/ must fail the tests
 #   make diff STEP=03   what step 03 changes relative to step 02 (docs/lessons.tsv)
 #   make clean
 # Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root),
@@ -95,7 +95,7 @@ layout:
 examples:
 	@bash scripts/examples.sh && bash scripts/doc_counts.sh
 
-# the mutation catalog: every mistake in mutants/ must fail its step's tests
+# the mutation catalog: every mistake in tests/mutants/ must fail its step's tests
 # (scripts/mutants.sh; MUTANTS=cpu|gpu|all, JOBS=N mutants at a time)
 mutants: deps-test
 	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/mutants.sh
@@ -104,12 +104,12 @@ sanitize: all
 	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED)) \
 	  $(if $(and $(filter step05_barneshut,$(STEPS)),$(NB_TUNED05)),step05_barneshut/nbody_tuned)
 
-# libFuzzer targets of the readers and the option parser (fuzz/Makefile)
+# libFuzzer targets of the readers and the option parser (tests/fuzz/Makefile)
 FUZZ_SECONDS ?= 60
 fuzz:
-	@$(MAKE) --no-print-directory -C fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
 fuzz-regress:
-	@$(MAKE) --no-print-directory -C fuzz regress
+	@$(MAKE) --no-print-directory -C tests/fuzz regress
 
 # make diff STEP=03: the lesson of step 03, its files against their
 # counterparts in the steps before, in reading order (docs/lessons.tsv; the
@@ -128,5 +128,5 @@ movie:
 -include scripts/student_kit.mk
 
 clean:
-	@for d in common tests fuzz $(STEPS) $(TUNED); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done
+	@for d in common tests tests/fuzz $(STEPS) $(TUNED); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done
 	@rm -rf dist

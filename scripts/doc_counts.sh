@@ -41,7 +41,7 @@ awk -F'\t' '!/^#/ { r = $1; t[r]++; T++; runs[r] = 1; su[r "/" $2] += $4
         for (x in su) printf "points:%s\t%d\n", x, su[x]
         printf "points:total\t%d\nkit:total\t%d\ntests:total\t%d\n", P, K, T
         n = 0; for (r in runs) n++; printf "runners\t%d\n", n }' "$manifest" > "$values"
-kind_count() { grep -l "^# kind: $1" mutants/*.patch 2>/dev/null | wc -l; }
+kind_count() { grep -l "^# kind: $1" tests/mutants/*.patch 2>/dev/null | wc -l; }
 # the step sources: git's list, or (the student kit has no .git) what is there
 sources() {
   # a checkout's own files; a tree that is not the top of a checkout (the
@@ -52,10 +52,10 @@ sources() {
 # a solution region: its BEGIN marker, or in the student kit the TODO line it became
 regions_in() { grep -cE '^[[:space:]]*/\* (BEGIN SOLUTION|TODO: )' "$1" || true; }
 { if [ -d mutants ]; then                  # the kit leaves the catalog out: not checked there
-    printf 'mutants\t%d\n' "$(ls mutants/*.patch 2>/dev/null | wc -l)"
+    printf 'mutants\t%d\n' "$(ls tests/mutants/*.patch 2>/dev/null | wc -l)"
     printf 'mutants:cpu\t%d\n' "$(kind_count cpu)"
     printf 'mutants:gpu\t%d\n' "$(kind_count gpu)"
-    printf 'mutants:hostile\t%d\n' "$(ls mutants/*hostile*.patch 2>/dev/null | wc -l)"
+    printf 'mutants:hostile\t%d\n' "$(ls tests/mutants/*hostile*.patch 2>/dev/null | wc -l)"
   else printf 'mutants\tn/a\nmutants:cpu\tn/a\nmutants:gpu\tn/a\nmutants:hostile\tn/a\n'; fi
   total=0
   for f in $(sources); do total=$((total + $(regions_in "$f"))); done

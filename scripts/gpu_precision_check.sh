@@ -21,7 +21,7 @@
 #   drift     scripts/drift.sh with the GPU variants into $OUT/results (~2 min;
 #             no gnuplot on the host: the figure is drawn later, from the
 #             CSVs, by make plots or scripts/drift.sh --plot DIR)
-#   mutants   the GPU mutants of the precision lesson (mutants/step04tuned_*
+#   mutants   the GPU mutants of the precision lesson (tests/mutants/step04tuned_*
 #             double and mixed: each must lose points)  (~4 min)
 # Logs in $OUT (default /tmp/gpu_precision_check); the summary at the end
 # lists every PASS, FAIL and TARGET line.  CUnit: the system's,

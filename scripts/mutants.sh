@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/mutants.sh -- `make mutants`: prove that the tests have teeth.
 #
-# Each file mutants/NAME.patch is one plausible student mistake: a unified
+# Each file tests/mutants/NAME.patch is one plausible student mistake: a unified
 # diff against this tree (patch -p1), inside a solution region or the code a
 # student writes in that step, after a header of comment lines:
 #     # mutant: the mistake, in one sentence
@@ -12,7 +12,7 @@
 #     # grade: check-all     (optional: graded by the whole pipeline, scripts/check_all.sh
 #                            RUNNER -- the results' checks too -- not by the runner alone)
 #     # min-lost: 20         (optional: killed only if at least this many points are lost)
-#     # max-score: 10        (optional, for the controls, mutants/control_*: a non-answer --
+#     # max-score: 10        (optional, for the controls, tests/mutants/control_*: a non-answer --
 #                            zero, constant or random accelerations -- killed only if the
 #                            student's score of the tests run is at most this % of their points)
 #     # score-of: REGEX      (optional, with max-score: only the suites whose name matches
@@ -26,7 +26,7 @@
 #     # caught by: the tests expected to fail (documentation)
 #
 # The catalog holds the mistakes a hurried student makes and the attacks a
-# hostile one tries on the grade (mutants/*hostile*: blank physics and a way
+# hostile one tries on the grade (tests/mutants/*hostile*: blank physics and a way
 # to forge a pass, graded through check-all: they must lose their points).
 #
 #  1. The git-tracked files (`git ls-files`, as they are in the working tree;
@@ -90,7 +90,7 @@ makevars=()
 [ -n "${CUNIT_PREFIX:-}" ] && makevars+=("CUNIT_PREFIX=$CUNIT_PREFIX")
 
 if [ ! -d "$top/mutants" ]; then
-  echo "mutants: no mutants/ directory in $top (the student kit leaves the catalog out)" >&2
+  echo "mutants: no tests/mutants/ directory in $top (the student kit leaves the catalog out)" >&2
   exit 2
 fi
 in_git=1
@@ -99,7 +99,7 @@ git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 || in_git=0
 # ---- the catalog -------------------------------------------------------------
 field() { sed -n "s/^# $2: *//p" "$1" | head -1; }
 names=() kinds=() runners=() suites=() steps=() modes=() minlost=() maxscore=() builds=() scoreof=()
-for p in "$top"/mutants/*.patch; do
+for p in "$top"/tests/mutants/*.patch; do
   [ -e "$p" ] || continue
   name=$(basename "$p" .patch)
   hit=0
@@ -151,7 +151,7 @@ fi
 declare -A status detail
 for k in "${!names[@]}"; do
   n=${names[$k]}
-  if ! (cd "$base" && patch -p1 --dry-run -s -f < "$top/mutants/$n.patch") > "$work/res/$n.dry" 2>&1; then
+  if ! (cd "$base" && patch -p1 --dry-run -s -f < "$top/tests/mutants/$n.patch") > "$work/res/$n.dry" 2>&1; then
     status[$n]=STALE
     detail[$n]="the patch no longer applies: $(head -c 200 "$work/res/$n.dry" | tr '\n' ' ')"
   fi
@@ -275,7 +275,7 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
   # the runners' objects carry their tree's paths (STEP_BINARY, the sandbox's
   # tests/results): rebuilt here, with the workers
   rm -f "$d"/tests/*.o "$d"/tests/run_* "$d"/tests/work_* && rm -rf "$d/tests/results" "$d/tests/asan"
-  if ! (cd "$d" && patch -p1 -s -f < "$top/mutants/$n.patch") > "$out.patch.log" 2>&1; then
+  if ! (cd "$d" && patch -p1 -s -f < "$top/tests/mutants/$n.patch") > "$out.patch.log" 2>&1; then
     printf 'STALE\tthe patch does not apply\n' > "$out.line"; return
   fi
   if ! build "$d" "$r" > "$out.build.log" 2>&1; then

@@ -4,7 +4,7 @@
 #
 # Copies every git-tracked file of this tree (`git ls-files`, as it is in the
 # working tree) to DEST (default: dist/ at the top of the tree) -- except
-# what would give the answers away: mutants/ (the instructor's catalog of
+# what would give the answers away: tests/mutants/ (the instructor's catalog of
 # wrong solutions, whose patches quote the solutions) and the tuned builds
 # of step04 and step05 (tuned.cu and its kernels, its program, its runner and
 # worker or table, its tuning tool and suites: solutions of those steps too;
@@ -65,7 +65,7 @@ n_files=0; n_regions=0; marked=()
 cd "$top"
 while IFS= read -r -d '' f; do
   case "$f" in
-    mutants/*|step0*/tuned/*|\
+    tests/mutants/*|step0*/tuned/*|\
     step05_barneshut/tuned.cu|step05_barneshut/tuned.h|step05_barneshut/main_tuned.c|\
     tests/*step04_tuned*|tests/suite_tuned.c|tests/*step05_tuned*|tests/suite_tree_tuned.c|\
     tests/tune_step04.c) continue ;;

@@ -83,7 +83,7 @@ for f in "${marked[@]}"; do
 done
 # no answer in the kit: the lines of the solution regions (trimmed, 16
 # characters or more, not comments) that the given code (the sources outside
-# the regions; not mutants/, not the tuned build) does not also hold must be
+# the regions; not tests/mutants/, not the tuned build) does not also hold must be
 # nowhere in the kit -- not in a source, not quoted in a handout
 trimmed() { sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//'; }
 region_lines() {   # FILE...: the lines inside solution regions (inside=1) or outside (inside=0)
@@ -98,7 +98,7 @@ region_lines() {   # FILE...: the lines inside solution regions (inside=1) or ou
 (cd "$top" && region_lines 1 "${marked[@]}") | trimmed | awk 'length >= 16 && !/^(\/\*|\*|\/\/)/' | sort -u > "$tmp/sol.lines"
 (cd "$top" && { region_lines 0 "${marked[@]}"
   git ls-files '*.c' '*.h' '*.cu' '*.cuh' |
-    grep -vE '^mutants/|^step0[0-9]_[a-z0-9]+/tuned/|step04_tuned|suite_tuned|tune_step04' |
+    grep -vE '^tests/mutants/|^step0[0-9]_[a-z0-9]+/tuned/|step04_tuned|suite_tuned|tune_step04' |
     while read -r f; do case " ${marked[*]} " in *" $f "*) continue ;; esac; cat "$f"; done; }) |
   trimmed | sort -u > "$tmp/given.lines"
 comm -23 "$tmp/sol.lines" "$tmp/given.lines" > "$tmp/answer.lines"

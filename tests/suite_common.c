@@ -653,7 +653,7 @@ static void t_messages_and_memory(void)
 
 
 /* The fuzz corpus and every input the fuzzers ever broke the kit with
- * (fuzz/regressions/<target>/), replayed through the normal build. */
+ * (tests/fuzz/regressions/<target>/), replayed through the normal build. */
 static void t_fuzz_replay(void)
 {
     static const char *const sets[] = { "corpus", "regressions" };
