@@ -49,59 +49,59 @@ step06_multigpu: $(filter step05_barneshut,$(STEPS))
 endif
 
 deps:
-	@scripts/ensure_deps.sh png
+	@scripts/setup/ensure_deps.sh png
 # the race checks' clang, libomp and Archer when they can be installed; without
 # them the suite "races" is SKIPPED and says why (common/tsan.mk)
 deps-test:
-	@scripts/ensure_deps.sh png cunit grade
-	@scripts/ensure_deps.sh tsan || echo "make: without them the tests' race checks (suite \"races\") are SKIPPED"
-# every Debian package of every documented target (scripts/ensure_deps.sh --list all)
+	@scripts/setup/ensure_deps.sh png cunit grade
+	@scripts/setup/ensure_deps.sh tsan || echo "make: without them the tests' race checks (suite \"races\") are SKIPPED"
+# every Debian package of every documented target (scripts/setup/ensure_deps.sh --list all)
 setup:
-	@scripts/ensure_deps.sh all
+	@scripts/setup/ensure_deps.sh all
 
 # every program this machine can run, step05 --cpu too; a table at the end
 RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(t)/nbody_tuned) \
                   $(if $(and $(filter step05_barneshut,$(s)),$(NB_TUNED05)),step05_barneshut/nbody_tuned) \
                   $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
 run: deps all
-	@scripts/run.sh $(RUN_PROGRAMS)
+	@scripts/setup/run.sh $(RUN_PROGRAMS)
 
-# every user-facing target, one line each (scripts/help.txt)
+# every user-facing target, one line each (scripts/setup/help.txt)
 help:
-	@cat scripts/help.txt
+	@cat scripts/setup/help.txt
 
 # check-all builds each runner with its step on its own (a step that does not
-# build fails its own tests only), runs them, and grades (scripts/check_all.sh).
+# build fails its own tests only), runs them, and grades (scripts/grade/check_all.sh).
 check-all: deps-test
-	@MAKE='$(MAKE)' bash scripts/check_all.sh $(filter-out common,$(RUNNERS))
+	@MAKE='$(MAKE)' bash scripts/grade/check_all.sh $(filter-out common,$(RUNNERS))
 
 # a class at once: every student repository under SUBMISSIONS graded in a
 # copy of the kit, its changes to the grader flagged, a gradebook
-# (scripts/grade_class.sh; OUT=FILE on the command line, default
+# (scripts/grade/grade_class.sh; OUT=FILE on the command line, default
 # SUBMISSIONS/grades.csv: an OUT in the environment is not taken for it)
 grade-class: deps-test
-	@MAKE='$(MAKE)' STEPS='$(STEPS)' bash scripts/grade_class.sh '$(SUBMISSIONS)' $(if $(filter command line,$(origin OUT)),'$(OUT)')
+	@MAKE='$(MAKE)' STEPS='$(STEPS)' bash scripts/grade/grade_class.sh '$(SUBMISSIONS)' $(if $(filter command line,$(origin OUT)),'$(OUT)')
 
-# the documents' quoted counts (scripts/doc_counts.sh) and test outputs
-# (scripts/examples.sh), from the tree as it is
+# the documents' quoted counts (scripts/tables/doc_counts.sh) and test outputs
+# (scripts/tables/examples.sh), from the tree as it is
 doc-counts:
-	@bash scripts/doc_counts.sh
+	@bash scripts/tables/doc_counts.sh
 # the layout measured, now and at LAYOUT_BEFORE (the tree before its going-
-# further builds had folders of their own): docs/layout.md (scripts/layout.py)
+# further builds had folders of their own): docs/layout.md (scripts/tables/layout.py)
 LAYOUT_BEFORE ?= 90b0fdb
 layout:
-	@python3 -I scripts/layout.py --before '$(LAYOUT_BEFORE)' --write docs/layout.md && \
+	@python3 -I scripts/tables/layout.py --before '$(LAYOUT_BEFORE)' --write docs/layout.md && \
 	  echo "make layout: wrote docs/layout.md (against $(LAYOUT_BEFORE))"
 examples:
-	@bash scripts/examples.sh && bash scripts/doc_counts.sh
+	@bash scripts/tables/examples.sh && bash scripts/tables/doc_counts.sh
 
 # the mutation catalog: every mistake in tests/mutants/ must fail its step's tests
-# (scripts/mutants.sh; MUTANTS=cpu|gpu|all, JOBS=N mutants at a time)
+# (scripts/grade/mutants.sh; MUTANTS=cpu|gpu|all, JOBS=N mutants at a time)
 mutants: deps-test
-	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/mutants.sh
+	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/grade/mutants.sh
 
 sanitize: all
-	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED)) \
+	@scripts/gpu/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED)) \
 	  $(if $(and $(filter step05_barneshut,$(STEPS)),$(NB_TUNED05)),step05_barneshut/nbody_tuned)
 
 # libFuzzer targets of the readers and the option parser (tests/fuzz/Makefile)
@@ -116,16 +116,16 @@ fuzz-regress:
 # student-kit markers stripped; DIFF_ALL=1: every file of the two steps, raw)
 STEP ?= 03
 diff:
-	@DIFF_ALL='$(DIFF_ALL)' scripts/diff_step.sh '$(STEP)'
+	@DIFF_ALL='$(DIFF_ALL)' scripts/setup/diff_step.sh '$(STEP)'
 
 # make movie FRAMES=DIR [MOVIE=out.mp4]: frames written by --render DIR
 FRAMES ?= frames
 movie:
-	@scripts/ensure_deps.sh ffmpeg
-	@scripts/movie.sh $(FRAMES) $(MOVIE)
+	@scripts/setup/ensure_deps.sh ffmpeg
+	@scripts/setup/movie.sh $(FRAMES) $(MOVIE)
 
--include scripts/targets.mk
--include scripts/student_kit.mk
+-include scripts/setup/targets.mk
+-include scripts/grade/student_kit.mk
 
 clean:
 	@for d in common tests tests/fuzz $(STEPS) $(TUNED); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done

@@ -14,7 +14,7 @@
  * No rasterizer is involved: on the H100, whose graphics pipeline is small
  * beside its compute, a million bodies at 1920x1080 take 0.92 ms of GPU
  * time this way against 4.56 ms as point sprites (the same run of
- * scripts/gpu_view_check.sh, handouts/07_view.md).  The other form, the
+ * scripts/gpu/gpu_view_check.sh, handouts/07_view.md).  The other form, the
  * bodies as point sprites added up by blending into a 32-bit float RGBA
  * texture (a 16-bit float has no value below 6e-8 and an 11-bit
  * mantissa: light bodies vanish, alone or in a heavy pixel), is used below 4.3, where the compute programs do not build,

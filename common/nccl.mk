@@ -1,5 +1,5 @@
 # common/nccl.mk -- where NCCL is, for step06_multigpu (its Makefile, the
-# test runners' list tests/runners.mk, tests/Makefile).  scripts/find_nccl.sh
+# test runners' list tests/runners.mk, tests/Makefile).  scripts/setup/find_nccl.sh
 # looks in NCCL_HOME (when set: there only), $(CUDA_HOME)/include + lib64,
 # /usr/include + /usr/lib/x86_64-linux-gnu, and a Python install's
 # nvidia.nccl package.  Sets:
@@ -10,7 +10,7 @@
 # Override:  make NCCL_HOME=/opt/nccl   (DIR/include/nccl.h, DIR/lib64 or DIR/lib)
 ifndef NB_NCCL_MK
 NB_NCCL_MK := 1
-NB_NCCL_SCRIPT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../scripts/find_nccl.sh)
+NB_NCCL_SCRIPT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../scripts/setup/find_nccl.sh)
 NB_NCCL := $(shell NCCL_HOME='$(NCCL_HOME)' CUDA_HOME='$(CUDA_HOME)' sh '$(NB_NCCL_SCRIPT)' 2>/dev/null)
 ifneq ($(words $(NB_NCCL)),3)
 NCCL_FOUND :=

@@ -22,15 +22,15 @@
 #
 # Every object of a step -- libstep.a's, asan/libstep.a's, tsan/libstep.a's,
 # the programs' main objects, the tuned builds' too -- is compiled through
-# scripts/student_lint.sh: the student's code is the grade's untrusted input,
+# scripts/grade/student_lint.sh: the student's code is the grade's untrusted input,
 # and may neither switch off the grade's instruments (no_sanitize, optimize
 # attributes and pragmas, inline assembly in C, code that differs under the
 # sanitizers) nor borrow its answers (a call of common/nb_verify.h's
 # references, dlsym, an #include of a source file).  A finding stops the
 # build with one line "FILE:LINE: what: refused (why)".
 include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
-NB_LINT      := $(TOP_DIR)/scripts/student_lint.sh
-NB_LINT_DEPS := $(NB_LINT) $(TOP_DIR)/scripts/student_lint.awk
+NB_LINT      := $(TOP_DIR)/scripts/grade/student_lint.sh
+NB_LINT_DEPS := $(NB_LINT) $(TOP_DIR)/scripts/grade/student_lint.awk
 
 IMPL_OBJS := $(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
 # An earlier step's code is linked, never copied: its libstep.a, built by its

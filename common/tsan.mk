@@ -12,7 +12,7 @@
 # the tool already loaded.  Debian packages (bookworm): clang-14 (clang),
 # libclang-rt-14-dev (the TSan runtime), libomp-14-dev (omp.h, libomp.so,
 # libarcher.so) and llvm-14 (llvm-symbolizer: the reports' file:line):
-# scripts/ensure_deps.sh tsan.
+# scripts/setup/ensure_deps.sh tsan.
 #
 # Sets: TSAN_FOUND (1 or empty), TSAN_WHY (why not), TSAN_CC, NB_TSAN_FLAGS
 # (compile), NB_TSAN_LIBS (link), TSAN_LLVM_BIN (llvm-symbolizer's directory).
@@ -31,9 +31,9 @@ TSAN_LLVM_LIB := $(if $(TSAN_LLVM_BIN),$(abspath $(TSAN_LLVM_BIN)/../lib))
 ifeq ($(NB_TSAN),0)
 TSAN_WHY := NB_TSAN=0 was given
 else ifeq ($(TSAN_LLVM_BIN),)
-TSAN_WHY := $(TSAN_CC) not found (install clang-14 libclang-rt-14-dev libomp-14-dev llvm-14: scripts/ensure_deps.sh tsan)
+TSAN_WHY := $(TSAN_CC) not found (install clang-14 libclang-rt-14-dev libomp-14-dev llvm-14: scripts/setup/ensure_deps.sh tsan)
 else ifeq ($(wildcard $(TSAN_LLVM_LIB)/libarcher.so),)
-TSAN_WHY := no libarcher.so (LLVM's OpenMP tool for TSan) in $(TSAN_LLVM_LIB) (install libomp-14-dev: scripts/ensure_deps.sh tsan)
+TSAN_WHY := no libarcher.so (LLVM's OpenMP tool for TSan) in $(TSAN_LLVM_LIB) (install libomp-14-dev: scripts/setup/ensure_deps.sh tsan)
 else
 H := \#
 # LLVM's omp.h (KMP_VERSION_MAJOR: not GCC's), libomp, the TSan runtime, Archer
@@ -41,7 +41,7 @@ TSAN_PROBE := $(shell printf '%b' '$(H)include <omp.h>\n$(H)ifndef KMP_VERSION_M
                 $(TSAN_CC) $(NB_TSAN_FLAGS) -x c - -o /dev/null -L$(TSAN_LLVM_LIB) -Wl,-rpath,$(TSAN_LLVM_LIB) \
                 -Wl,--no-as-needed -larcher >/dev/null 2>&1 && echo 1)
 ifeq ($(TSAN_PROBE),)
-TSAN_WHY := $(TSAN_CC) -fsanitize=thread -fopenmp cannot build with LLVM's omp.h, libomp and libarcher (install clang-14 libclang-rt-14-dev libomp-14-dev: scripts/ensure_deps.sh tsan)
+TSAN_WHY := $(TSAN_CC) -fsanitize=thread -fopenmp cannot build with LLVM's omp.h, libomp and libarcher (install clang-14 libclang-rt-14-dev libomp-14-dev: scripts/setup/ensure_deps.sh tsan)
 else
 TSAN_FOUND := 1
 TSAN_WHY :=

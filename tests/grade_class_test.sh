@@ -24,7 +24,7 @@
 #          it hidden -- as root, at build time too (her forces.c does not
 #          compile where the instructor's can be #included).
 #   frank  (as root only) alice's code and a file only root may read built
-#          into his program (#include of a header: scripts/student_lint.sh
+#          into his program (#include of a header: scripts/grade/student_lint.sh
 #          refuses .incbin and the #include of anything but a header, so a
 #          header it is) and printed: his code is compiled as nobody, so it
 #          does not build (0, "could not be built") and the secret is
@@ -41,7 +41,7 @@ check() { local what=$1; shift; checks=$((checks + 1))
           if "$@"; then printf 'ok   %s\n' "$what"; else failed=$((failed + 1)); printf 'FAIL %s\n' "$what"; fi; }
 subs=$tmp/submissions
 mkdir -p "$subs"
-bash "$top/scripts/student_kit.sh" --keep-solutions "$subs/alice" > "$tmp/gen.log" 2>&1 || { cat "$tmp/gen.log"; exit 1; }
+bash "$top/scripts/grade/student_kit.sh" --keep-solutions "$subs/alice" > "$tmp/gen.log" 2>&1 || { cat "$tmp/gen.log"; exit 1; }
 cp -a "$subs/alice" "$subs/bob"
 echo "/* bob was here: every test passes now */" >> "$subs/bob/tests/suite_conformance.c"
 for m in step01_cpu/GNUmakefile makefile; do
@@ -73,7 +73,7 @@ __attribute__((constructor)) static void eve_looks(void)
     if (f) fclose(f);
 }
 EOF
-if [ "$(id -u)" = 0 ]; then   # as root the whole check-all is contained (scripts/contain.sh)
+if [ "$(id -u)" = 0 ]; then   # as root the whole check-all is contained (scripts/grade/contain.sh)
   printf '#if __has_include("%s/step01_cpu/forces.c")\n#error "eve: the answers can be #included"\n#endif\n' \
     "$top" >> "$subs/eve/step01_cpu/forces.c"
 fi

@@ -2,7 +2,7 @@
 """tests/grade_report_test.py -- the grade's reports survive hostile text
 (run by the common runner: harness/grade_reports_survive_hostile_text).
 
-scripts/grade_table.sh grades a results directory whose TSV text columns
+scripts/grade/grade_table.sh grades a results directory whose TSV text columns
 hold quotes, backslashes, newlines, tabs, every control character, ESC
 sequences, escapes JSON knows but the runner never writes (a surrogate
 pair, a lone surrogate), an escape JSON does not know, bytes that are not
@@ -16,7 +16,7 @@ Then:
   - the console has no control character but newlines, the closing line
     is its last line, and gradescope.json's summary counts the same tests;
   - the rejected runner's rewritten TSV has its 9 columns on every line;
-and scripts/grade_report.py class-row / class-csv (grade_class.sh's
+and scripts/grade/grade_report.py class-row / class-csv (grade_class.sh's
 grades.csv) with such a student name and flags: the csv module reads the
 same fields back.  Exit 0 if every check passed, else 1.
 """
@@ -147,7 +147,7 @@ def main():
         f.write(b'# runner\tsuite\ttest\tpoints\tkind\n' + b''.join(manifest))
 
     env = dict(os.environ, NB_GRADE_NONCE=NONCE)
-    p = subprocess.run(['bash', os.path.join(TOP, 'scripts', 'grade_table.sh'), d, mpath],
+    p = subprocess.run(['bash', os.path.join(TOP, 'scripts', 'grade', 'grade_table.sh'), d, mpath],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out = p.stdout
     check('grade_table.sh exits 1 (tests failed; got %d)' % p.returncode, p.returncode == 1,
@@ -255,7 +255,7 @@ def main():
     name_text = 'o"brien, jr\n\\xff \x1b[31mred'
     flags = [b'a "quoted", flag', b'line\nbreak\ttab', b'esc \x1b[2J', b'bytes \xff\xfe', BIG[:5000].encode()]
     flags_text = '; '.join(f.decode('utf-8', 'backslashreplace') for f in flags)
-    py = [sys.executable, '-I', os.path.join(TOP, 'scripts', 'grade_report.py')]
+    py = [sys.executable, '-I', os.path.join(TOP, 'scripts', 'grade', 'grade_report.py')]
     r = subprocess.run(py + ['class-row', d, name, rows_path, 'hostile', 'killed', '--'] + flags,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check('class-row exits 0', r.returncode == 0, r.stderr.decode('utf-8', 'replace'))

@@ -12,7 +12,7 @@
 #   alice    prog.sh prints "ok": full marks (4/4), no flag, and "tampered"
 #            nowhere (no false alarm);
 #   mallory  her step01 prog.sh changes the kit from where it runs
-#            (../tests/manifest.tsv; ../scripts/grade_table.sh, rewritten
+#            (../tests/manifest.tsv; ../scripts/grade/grade_table.sh, rewritten
 #            to print full marks; ../tests/run_step02_fake, the program of
 #            the next runner; ../tests/runner.sh, made a link to a FIFO,
 #            which a check that followed links would hang on; and a new
@@ -38,7 +38,7 @@ checks=0 failed=0
 check() { local what=$1; shift; checks=$((checks + 1))
           if "$@"; then printf 'ok   %s\n' "$what"; else failed=$((failed + 1)); printf 'FAIL %s\n' "$what"; fi; }
 
-# ---- the small kit, a git checkout (scripts/student_kit.sh takes its tracked files) ----
+# ---- the small kit, a git checkout (scripts/grade/student_kit.sh takes its tracked files) ----
 kit=$tmp/kit
 mkdir -p "$kit/scripts" "$kit/tests" "$kit/step01_fake" "$kit/step02_fake"
 for f in check_all.sh grade_table.sh grade_report.py grade_class.sh student_kit.sh contain.sh solution_regions.awk; do
@@ -49,7 +49,7 @@ STEPS ?= step01_fake step02_fake
 all:
 	@echo "the fake kit: nothing to build"
 check-all:
-	@MAKE='$(MAKE)' bash scripts/check_all.sh $(STEPS)
+	@MAKE='$(MAKE)' bash scripts/grade/check_all.sh $(STEPS)
 .PHONY: all check-all
 EOF
 printf 'run_%%: runner.sh\n\tcp runner.sh $@ && chmod +x $@\n' > "$kit/tests/Makefile"
@@ -78,11 +78,11 @@ done
 # ---- the class ----
 subs=$tmp/submissions
 mkdir -p "$subs"
-bash "$kit/scripts/student_kit.sh" --keep-solutions "$subs/alice" > "$tmp/gen.log" 2>&1 || { cat "$tmp/gen.log"; exit 1; }
+bash "$kit/scripts/grade/student_kit.sh" --keep-solutions "$subs/alice" > "$tmp/gen.log" 2>&1 || { cat "$tmp/gen.log"; exit 1; }
 cp -a "$subs/alice" "$subs/mallory"
 cat > "$subs/mallory/step01_fake/prog.sh" <<EOF
 echo "# mallory was here" >> ../tests/manifest.tsv
-printf 'echo "check-all: 99 passed, 0 failed, 0 skipped"\n' > ../scripts/grade_table.sh
+printf 'echo "check-all: 99 passed, 0 failed, 0 skipped"\n' > ../scripts/grade/grade_table.sh
 printf '#!/bin/sh\ntouch "$tmp/mallory-ran-as-the-grader"\n' > ../tests/run_step02_fake
 mkfifo "$tmp/fifo" && ln -sf "$tmp/fifo" ../tests/runner.sh
 echo 'int added;' > ../tests/added_by_mallory.c
@@ -92,7 +92,7 @@ odd=$'o"brien, jr\n\xff'
 cp -a "$subs/alice" "$subs/$odd"
 echo 'int x;' > "$subs/$odd/tests/we\"ird, name.c"
 rc=0
-(cd "$kit" && STEPS="step01_fake step02_fake" CLASS_TIMEOUT=120 bash scripts/grade_class.sh "$subs") > "$tmp/class.log" 2>&1 || rc=$?
+(cd "$kit" && STEPS="step01_fake step02_fake" CLASS_TIMEOUT=120 bash scripts/grade/grade_class.sh "$subs") > "$tmp/class.log" 2>&1 || rc=$?
 cat "$tmp/class.log"
 csv=$subs/grades.csv
 g=$subs/.grades
@@ -126,7 +126,7 @@ check "mallory: the grade ran from its own copy (her grade_table.sh never printe
   bash -c '! grep -q "check-all: 99 passed" "$1"' _ "$g/mallory/check-all.log"
 check "mallory: summary.json: score 0 (2 measured), tampered lists the manifest, grade_table.sh, run_step02_fake, runner.sh" \
   jtrue "$g/mallory/summary.json" 'd["score"] == 0 and d["measured_score"] == 2 and sorted(d["tampered"]) ==
-                                   ["scripts/grade_table.sh", "tests/manifest.tsv", "tests/run_step02_fake", "tests/runner.sh"]'
+                                   ["scripts/grade/grade_table.sh", "tests/manifest.tsv", "tests/run_step02_fake", "tests/runner.sh"]'
 check "mallory: the file she added is noted on the console, not counted as tampering" \
   grep -q "^check-all: note: 1 file added to the kit's folders during the run (not read by the grade): tests/added_by_mallory.c added" \
   "$g/mallory/check-all.log"

@@ -295,7 +295,7 @@ class Chromium:
         exe = os.environ.get("CHROMIUM") or next((p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser")
                                                  if os.access(p, os.X_OK)), None)
         if not exe:
-            print("skip: chromium is not installed (scripts/ensure_deps.sh chromium)")
+            print("skip: chromium is not installed (scripts/setup/ensure_deps.sh chromium)")
             sys.exit(77)
         to_r, self.to_w = os.pipe()
         self.from_r, from_w = os.pipe()

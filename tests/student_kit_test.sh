@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/student_kit_test.sh -- the student kit, end to end (run by .ci/run).
 #
-#  1. scripts/student_kit.sh writes the kit into a temporary directory; no
+#  1. scripts/grade/student_kit.sh writes the kit into a temporary directory; no
 #     solution marker is left in it, one TODO line per region; no answer
 #     either: no line of a solution region that the given code does not
 #     also hold is anywhere in the kit, no worked-answer block (<details>) in
@@ -58,16 +58,16 @@ phase() { printf '\n== %s (%ds) ==\n' "$*" $(( $(date +%s) - t0 )); }
 
 # ---- 1. generate ----------------------------------------------------------
 phase "generate the kit"
-if ! bash "$top/scripts/student_kit.sh" "$kit" > "$tmp/gen.log" 2>&1; then
-  cat "$tmp/gen.log"; bad "scripts/student_kit.sh writes the kit"; finish
+if ! bash "$top/scripts/grade/student_kit.sh" "$kit" > "$tmp/gen.log" 2>&1; then
+  cat "$tmp/gen.log"; bad "scripts/grade/student_kit.sh writes the kit"; finish
 fi
 cat "$tmp/gen.log"
-ok "scripts/student_kit.sh writes the kit"
+ok "scripts/grade/student_kit.sh writes the kit"
 # the kit inside the checkout, as make student-kit's default dist/ is (git
 # ignores it): its quoted counts come from its own files, not the checkout's
 rc=1
 if inside=$(mktemp -d "$top/tests/work_kit.XXXXXX"); then
-  bash "$top/scripts/student_kit.sh" "$inside/kit" > "$tmp/gen_inside.log" 2>&1; rc=$?
+  bash "$top/scripts/grade/student_kit.sh" "$inside/kit" > "$tmp/gen_inside.log" 2>&1; rc=$?
   rm -rf "$inside"
 fi
 check "a kit written inside the checkout (tests/work_kit.*/kit, ignored by git, as dist/ is) (exit $rc)" test "$rc" = 0
@@ -197,10 +197,10 @@ done
 
 # ---- 5. restore the solutions ----------------------------------------------
 phase "restore the solutions and run make check-all again (must pass)"
-if bash "$top/scripts/student_kit.sh" --keep-solutions "$sol" > "$tmp/gen-sol.log" 2>&1; then
-  ok "scripts/student_kit.sh --keep-solutions"
+if bash "$top/scripts/grade/student_kit.sh" --keep-solutions "$sol" > "$tmp/gen-sol.log" 2>&1; then
+  ok "scripts/grade/student_kit.sh --keep-solutions"
 else
-  cat "$tmp/gen-sol.log"; bad "scripts/student_kit.sh --keep-solutions"; finish
+  cat "$tmp/gen-sol.log"; bad "scripts/grade/student_kit.sh --keep-solutions"; finish
 fi
 for f in "${marked[@]}"; do
   # the solution is the source without its marker lines, nothing else changed

@@ -5,7 +5,7 @@
  *  - every results folder has a provenance.tsv row, all fields filled, for
  *    each of its files, and none for a file that is not there;
  *  - the README's set-up and .ci/run name every package that
- *    `scripts/ensure_deps.sh --list all` installs;
+ *    `scripts/setup/ensure_deps.sh --list all` installs;
  *  - `make help` names only real targets, and every user-facing target;
  *  - `make tables` marks the cells whose repeats spread more than 10 %
  *    (fake programs with known timings), and nothing else;
@@ -99,7 +99,7 @@ static void t_diff_counts(void)
     for (int nn = 2; nn <= 6; nn++) {
         char path[512], cmd[128], key[64];
         if (!handout_of(nn, path, sizeof path)) continue;
-        snprintf(cmd, sizeof cmd, "bash scripts/diff_step.sh %02d", nn);
+        snprintf(cmd, sizeof cmd, "bash scripts/setup/diff_step.sh %02d", nn);
         int rc = sh(cmd, out, BIG, 60);
         NB_ASSERT(rc == 0, "%s: exit %d", cmd, rc);
         int lines = nb_t_count_lines(out);
@@ -335,8 +335,8 @@ static void t_provenance(void)
 static void t_setup_packages(void)
 {
     static char pkgs[4096];
-    int rc = sh("scripts/ensure_deps.sh --list all", pkgs, sizeof pkgs, 10);
-    NB_ASSERT_FATAL(rc == 0 && *pkgs, "scripts/ensure_deps.sh --list all: exit %d", rc);
+    int rc = sh("scripts/setup/ensure_deps.sh --list all", pkgs, sizeof pkgs, 10);
+    NB_ASSERT_FATAL(rc == 0 && *pkgs, "scripts/setup/ensure_deps.sh --list all: exit %d", rc);
     char *readme = slurp_alloc(TOP "/README.md"), *ci = slurp_alloc(TOP "/.ci/run");
     NB_ASSERT_FATAL(readme && ci, "out of memory");
     char *a = strstr(readme, "\n## Set up"), *b = a ? strstr(a + 1, "\n## ") : NULL;
@@ -369,7 +369,7 @@ static void t_make_help(void)
     static char help[16384];
     int rc = sh("make -s help", help, sizeof help, 30);
     NB_ASSERT_FATAL(rc == 0, "make help: exit %d", rc);
-    static const char *mks[] = { TOP "/Makefile", TOP "/scripts/targets.mk", TOP "/scripts/student_kit.mk" };
+    static const char *mks[] = { TOP "/Makefile", TOP "/scripts/setup/targets.mk", TOP "/scripts/grade/student_kit.mk" };
     char *mk = calloc(1, 3 * BIG / 4);
     NB_ASSERT_FATAL(mk != NULL, "out of memory");
     for (int k = 0; k < 3; k++) {
@@ -448,7 +448,7 @@ static void t_tables_spread(void)
     }
     snprintf(cmd, sizeof cmd,
              "QUICK=1 REPEATS=3 THREADS=2 TABLES_BUDGET_S=100000 NB_BIN_DIR='%s/bin' RESULTS_DIR='%s/out' "
-             "bash scripts/tables.sh > '%s/stdout' 2> '%s/stderr'", base, base, base, base);
+             "bash scripts/tables/tables.sh > '%s/stdout' 2> '%s/stderr'", base, base, base, base);
     /* (no time budget that a loaded machine could reach -- a case past it
      * would be skipped -- and a hang detector: 5 s idle, 33 s loaded) */
     int rc = sh(cmd, out, sizeof out, 300);
@@ -486,7 +486,7 @@ static void t_report_self_contained(void)
 {
     const char *page = nb_t_tmpfile(1, ".html");
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "REPORT_RUN=0 SLUG=h100 REPORT='%s' bash scripts/report.sh", page);
+    snprintf(cmd, sizeof cmd, "REPORT_RUN=0 SLUG=h100 REPORT='%s' bash scripts/tables/report.sh", page);
     static char out[4096];
     int rc = sh_boxed(cmd, out, sizeof out, 60);     /* it runs step01_cpu/nbody */
     NB_ASSERT_FATAL(rc == 0, "make report: exit %d", rc);
@@ -512,25 +512,25 @@ static void t_report_self_contained(void)
     remove(page);
 }
 
-/* The layout, measured (scripts/layout.py): docs/layout.md's "now" column is
+/* The layout, measured (scripts/tables/layout.py): docs/layout.md's "now" column is
  * the tree's, `make diff` STEP=05 and STEP=06 stay under their targets, no
  * lesson folder holds a tuned build's file, no circle between modules (the
  * student kit, whose tree is not the table's: the targets alone). */
 static void t_layout(void)
 {
     static char out[1 << 14];
-    int rc = sh(in_kit() ? "python3 -I scripts/layout.py --targets 2>&1"
-                         : "python3 -I scripts/layout.py --check docs/layout.md 2>&1", out, sizeof out, 120);
+    int rc = sh(in_kit() ? "python3 -I scripts/tables/layout.py --targets 2>&1"
+                         : "python3 -I scripts/tables/layout.py --check docs/layout.md 2>&1", out, sizeof out, 120);
     NB_ASSERT(rc == 0, "the layout (make layout): %.300s", out);
 }
 
 /* Every count a document quotes after a <!--count:KEY--> marker (points,
  * tests, runners, mutants, solution regions) and the generated list of
- * solution regions: what scripts/doc_counts.sh computes from the tree now. */
+ * solution regions: what scripts/tables/doc_counts.sh computes from the tree now. */
 static void t_quoted_counts(void)
 {
     static char out[1 << 14];
-    int rc = sh("bash scripts/doc_counts.sh --check 2>&1", out, sizeof out, 120);
+    int rc = sh("bash scripts/tables/doc_counts.sh --check 2>&1", out, sizeof out, 120);
     if (rc) printf("%s       regenerate them with: make doc-counts\n", out);
     NB_ASSERT(rc == 0, "quoted counts out of date (make doc-counts): %.150s", out);
 }

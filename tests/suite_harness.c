@@ -8,11 +8,11 @@
  *  - a test that segfaults, calls exit(3) or hangs fails with that reason
  *    and the tests after it still run; a suite whose setup fails fails
  *    every test of it;
- * and it runs scripts/grade_table.sh on a synthetic results directory
+ * and it runs scripts/grade/grade_table.sh on a synthetic results directory
  * (results that are missing, from another run or not whole count 0, with
  * the reason), boxes a hostile program in the sandbox, compares
  * tests/manifest.tsv with the runners' --list, and runs the check that
- * every object of a step is built through (scripts/student_lint.sh) on
+ * every object of a step is built through (scripts/grade/student_lint.sh) on
  * the fixtures of tests/lint/.  Hostile programs and
  * workers also plant links in the scratch directory where the grader's
  * output files were named, swap their captures for links to a file only
@@ -358,7 +358,7 @@ static void t_grade_table(void)
           "zeta\ts\tone\t1\tstudent\nzeta\ts\ttwo\t1\tstudent\neta\ts\tone\t1\tstudent\n", mf);
     fclose(mf);
     setenv("NB_GRADE_NONCE", NONCE, 1);
-    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade_table.sh", dir, file, NULL };
+    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade/grade_table.sh", dir, file, NULL };
     int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
     unsetenv("NB_GRADE_NONCE");
     EXPECT_RC(rc, 1);                            /* tests failed */
@@ -543,7 +543,7 @@ static int put_script(const char *path, const char *text)
  * and "nbtest_PID_3.err" (nb_t_run) in the scratch directory, the test's
  * pid being one the program can learn or guess.  The grader, root in CI,
  * truncated the target and wrote the next worker's output into it (a
- * worker rewrote scripts/grade_table.sh and /bin/rm that way), and read
+ * worker rewrote scripts/grade/grade_table.sh and /bin/rm that way), and read
  * the target back as the program's output.  Now the outputs have no name:
  * the target stays as it was, and each capture holds what its process
  * printed. */
@@ -824,7 +824,7 @@ static void t_manifest(void)
     CU_ASSERT(!stale);
 }
 
-/* scripts/student_lint.sh, through which common/step.mk compiles every
+/* scripts/grade/student_lint.sh, through which common/step.mk compiles every
  * object of a step, on each fixture of tests/lint/ (*.c, *.cu).  A
  * fixture's first line says what must happen:
  *   lint: clean                 exit 0, nothing printed, the object made
@@ -832,7 +832,7 @@ static void t_manifest(void)
  *                               exit 1, a line "tests/lint/FILE:LINE: ..."
  *                               holding TEXT and ": refused (", no object
  * (FILE: the header where the finding is, by default the fixture; --san:
- * linted as a sanitized object, scripts/student_lint.sh --san).  The
+ * linted as a sanitized object, scripts/grade/student_lint.sh --san).  The
  * fixtures hold every form the lint refuses (no_sanitize plain, pasted, in
  * a system macro, in a "system" header; the optimize attribute and
  * pragmas, _Pragma; an #include of a source or of a non-header; assembly,
@@ -898,7 +898,7 @@ static void t_student_lint(void)
         char *argv[32], ccbuf[200];
         int k = 0;
         argv[k++] = "/bin/bash";
-        argv[k++] = NB_TOP_DIR "/scripts/student_lint.sh";
+        argv[k++] = NB_TOP_DIR "/scripts/grade/student_lint.sh";
         if (san) argv[k++] = "--san", argv[k++] = NB_LINT_SAN;
         argv[k++] = obj;
         argv[k++] = src;

@@ -1,0 +1,658 @@
+#!/usr/bin/env python3
+"""scripts/grade/grade_report.py -- the reports of a grade, written by encoders.
+
+Run by scripts/grade/grade_table.sh (after its checks of the results) and by
+scripts/grade/grade_class.sh; python3 -I, standard library only.
+
+  grade_report.py report DIR MANIFEST RUNNER...
+      The grade of `make check-all` from the results in DIR (RUNNER's
+      <runner>.tsv, or <runner>.fail: why its results do not count, every
+      test of MANIFEST then FAILED with that reason; <runner>.tsv and
+      <runner>.json are rewritten so).  Prints the notices, the points table
+      and last the closing line "check-all: N passed, N failed, N skipped";
+      writes DIR/summary.json and DIR/gradescope.json (json module, each
+      read back and compared before it replaces the old one).  DIR/.integrity
+      (written by scripts/grade/check_all.sh: the kit's hashes, the checks made,
+      "tampered": what changed during the run) makes a run whose kit files
+      or programs changed TAMPERED: its score is 0 everywhere.
+      Exit 1 if a test failed or the run was tampered with, else 0.
+  grade_report.py class-row RESULTS STUDENT ROWS STEP... -- FLAG...
+      One student of `make grade-class`: the points of each STEP from the
+      results (the kit's checks and the common runner left out), the
+      during-run tamper record (RESULTS/.integrity/tampered: every point 0,
+      flagged), appended as a JSON line to ROWS; prints the console line.
+  grade_report.py class-csv ROWS OUT STEP...
+      The gradebook OUT (csv module): student, each STEP, total,
+      not_graded, flags.
+
+The text columns of a runner's TSV are escaped as inside a JSON string (the
+runner's json_esc, tests/nb_grade.c): they are decoded here, and written
+again only by encoders (json, csv, the same escape for a TSV).  What is
+printed on the console has its control characters made harmless ('?'),
+so that a test's output cannot drive the instructor's terminal.
+"""
+import csv
+import io
+import json
+import os
+import re
+import sys
+import tempfile
+
+# ---------------------------------------------------------------- text
+
+_SURR = re.compile('[\ud800-\udfff]')
+
+
+def fix_surrogates(s):
+    """Pairs of surrogates joined, a lone one replaced (U+FFFD)."""
+    if not _SURR.search(s):
+        return s
+    return s.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
+
+
+_ESC = re.compile(r'\\(u[0-9a-fA-F]{4}|.)', re.S)
+_SIMPLE = {'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f', '"': '"', '\\': '\\', '/': '/'}
+
+
+def unescape(s):
+    """A TSV text column (escaped as inside a JSON string) -> its text.
+    Lenient: an escape that JSON does not know is kept as it is."""
+    if '\\' not in s:
+        return s
+
+    def one(m):
+        g = m.group(1)
+        if len(g) == 5 and g[0] == 'u':
+            return chr(int(g[1:], 16))
+        return _SIMPLE.get(g, '\\' + g)
+    return fix_surrogates(_ESC.sub(one, s))
+
+
+def escape(s):
+    """Text -> a TSV text column (as the runner writes it: no tab, no newline)."""
+    return json.dumps(s, ensure_ascii=False)[1:-1].replace('\x7f', '\\u007f')
+
+
+_BIDI = dict.fromkeys(list(range(0x202a, 0x202f)) + list(range(0x2066, 0x206a)), '?')
+
+
+def con(s):
+    """Text for the console: newlines and tabs as spaces, other control
+    characters (C0, DEL, C1, the bidirectional overrides) as '?'."""
+    out = []
+    for ch in s:
+        o = ord(ch)
+        if ch in '\n\r\t':
+            out.append(' ')
+        elif o < 0x20 or 0x7f <= o < 0xa0:
+            out.append('?')
+        else:
+            out.append(ch)
+    return ''.join(out).translate(_BIDI)
+
+
+def clean(o):
+    """A decoded JSON value with every string made encodable (surrogates)."""
+    if isinstance(o, str):
+        return fix_surrogates(o)
+    if isinstance(o, list):
+        return [clean(v) for v in o]
+    if isinstance(o, dict):
+        return {fix_surrogates(k): clean(v) for k, v in o.items()}
+    return o
+
+
+def read_text(path):
+    """A file as text (UTF-8; a byte that is not, U+FFFD); None if absent."""
+    try:
+        with open(path, 'rb') as f:
+            return f.read().decode('utf-8', 'replace')
+    except FileNotFoundError:
+        return None
+
+
+def first_line(path):
+    t = read_text(path)
+    return None if t is None else t.split('\n', 1)[0]
+
+
+def write_atomic(path, text, check=None):
+    """Write text (UTF-8) to path through a temporary file in its directory,
+    renamed over it.  check(text) must not raise first."""
+    if check:
+        check(text)
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix='.' + os.path.basename(path) + '.')
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8', newline='') as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def dumps(o):
+    return json.dumps(o, ensure_ascii=False)
+
+
+def json_checked(obj):
+    """A check for write_atomic: the text parses back to obj."""
+    def check(text):
+        if json.loads(text) != obj:
+            raise ValueError('the JSON written does not read back the same')
+    return check
+
+
+# ---------------------------------------------------------------- results
+
+FIELDS = ('runner', 'suite', 'test', 'status', 'earned', 'possible', 'detail', 'output', 'kind')
+
+
+def to_int(s):
+    try:
+        return int(s)
+    except ValueError:
+        return 0
+
+
+def read_tsv(path):
+    """(header fields, rows) of a runner's TSV; each row a dict, its text
+    columns decoded.  Lines are split on '\\n' alone."""
+    text = read_text(path) or ''
+    lines = text.split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    header, rows = [], []
+    for k, line in enumerate(lines):
+        if line.startswith('#'):
+            if k == 0:
+                header = line.split('\t')
+            continue
+        f = line.split('\t')
+        f += [''] * (len(FIELDS) - len(f))
+        rows.append({'runner': unescape(f[0]), 'suite': unescape(f[1]), 'test': unescape(f[2]),
+                     'status': f[3], 'earned': to_int(f[4]), 'possible': to_int(f[5]),
+                     'detail': unescape(f[6]), 'output': unescape(f[7]), 'kind': f[8]})
+    return header, rows
+
+
+def read_manifest(path):
+    rows = []
+    text = read_text(path) or ''
+    for line in text.split('\n'):
+        if not line or line.startswith('#'):
+            continue
+        f = line.split('\t') + [''] * 5
+        rows.append((unescape(f[0]), unescape(f[1]), unescape(f[2]), to_int(f[3]), f[4]))
+    return rows
+
+
+def fail_all(d, r, why, manifest, nonce):
+    """Every test of the manifest FAILED with the reason (the kit's checks
+    SKIPPED: they could not run, which is not the kit's failure); the
+    runner's TSV and JSON report rewritten so."""
+    rows = []
+    for (mr, suite, test, points, kind) in manifest:
+        if mr != r:
+            continue
+        if kind == 'kit':
+            rows.append(dict(runner=r, suite=suite, test=test, status='SKIP', earned=0, possible=points,
+                             detail='SKIPPED (not run: %s)' % why, output='', kind=kind))
+        else:
+            rows.append(dict(runner=r, suite=suite, test=test, status='FAIL', earned=0, possible=points,
+                             detail=why, output='', kind=kind))
+    if not rows:
+        rows.append(dict(runner=r, suite='(runner)', test='(no tests in the manifest)', status='FAIL',
+                         earned=0, possible=0, detail=why, output='', kind='student'))
+    tsv = ['#nb-grade\t%s\tnonce=%s\tsandbox=boxed\n' % (escape(r), nonce or 'none')]
+    for x in rows:
+        tsv.append('\t'.join([escape(x['runner']), escape(x['suite']), escape(x['test']), x['status'],
+                              str(x['earned']), str(x['possible']), escape(x['detail']),
+                              escape(x['output']), x['kind']]) + '\n')
+    write_atomic(os.path.join(d, r + '.tsv'), ''.join(tsv))
+    student = [x for x in rows if x['kind'] == 'student']
+    rep = {'runner': r, 'graded': True, 'not_graded_reason': None, 'runner_error': why,
+           'passed': 0, 'failed': len(student), 'skipped': len(rows) - len(student), 'points': 0,
+           'possible': sum(x['possible'] for x in student), 'not_graded_points': 0,
+           'tests': [{'suite': x['suite'], 'test': x['test'], 'kind': x['kind'], 'status': x['status'],
+                      'points': x['possible'], 'earned': 0, 'detail': x['detail'], 'output': ''}
+                     for x in rows]}
+    write_atomic(os.path.join(d, r + '.json'), layout_lines(rep, 'tests', ' ', '  '), json_checked(rep))
+    return rows
+
+
+def report_from_rows(r, rows, why):
+    """A runner's report made from its checked results (its own JSON report
+    is missing or cannot be read)."""
+    student = [x for x in rows if x['kind'] == 'student']
+    return {'runner': r, 'report_error': why,
+            'passed': sum(x['status'] == 'PASS' for x in rows),
+            'failed': sum(x['status'] not in ('PASS', 'SKIP') for x in rows),
+            'skipped': sum(x['status'] == 'SKIP' for x in rows),
+            'points': sum(x['earned'] for x in student), 'possible': sum(x['possible'] for x in student),
+            'not_graded_points': sum(x['possible'] for x in student if x['status'] == 'SKIP'),
+            'tests': [{'suite': x['suite'], 'test': x['test'], 'kind': x['kind'], 'status': x['status'],
+                       'points': x['possible'], 'earned': x['earned'], 'detail': x['detail'],
+                       'output': x['output']} for x in rows]}
+
+
+def runner_report(d, r, rows):
+    path = os.path.join(d, r + '.json')
+    text = read_text(path)
+    if text is None:
+        return report_from_rows(r, rows, 'no JSON report: made from its results (%s.tsv)' % r)
+    try:
+        rep = clean(json.loads(text))
+    except ValueError as e:
+        return report_from_rows(r, rows, 'its JSON report does not parse (%s): made from its results' % e)
+    if not isinstance(rep, dict) or rep.get('runner') != r:
+        return report_from_rows(r, rows, 'its JSON report is not this runner\'s: made from its results')
+    return rep
+
+
+# ---------------------------------------------------------------- layout
+
+def layout_lines(head, key, indent, item_indent):
+    """head (a dict) with head[key] (a list) as JSON: the other keys on the
+    first line, each item of the list on a line of its own."""
+    rest = {k: v for k, v in head.items() if k != key}
+    items = head[key]
+    h = dumps(rest)
+    text = h[:-1] + (', ' if rest else '') + '\n' + indent + dumps(key) + ': [\n'
+    text += ',\n'.join(item_indent + dumps(i) for i in items)
+    text += ('\n' if items else '') + indent + ']}\n'
+    return text
+
+
+def layout_gradescope(obj):
+    """Gradescope's results.json: a key a line, a test a line."""
+    lines = ['{']
+    keys = [k for k in obj if k != 'tests']
+    for k in keys:
+        lines.append('  %s: %s,' % (dumps(k), dumps(obj[k])))
+    lines.append('  "tests": [')
+    tests = obj['tests']
+    for k, t in enumerate(tests):
+        lines.append('    ' + dumps(t) + (',' if k + 1 < len(tests) else ''))
+    lines.append('  ]')
+    lines.append('}')
+    return '\n'.join(lines) + '\n'
+
+
+# ---------------------------------------------------------------- integrity
+
+def read_integrity(d):
+    """What scripts/grade/check_all.sh recorded in DIR/.integrity: None when it
+    did not (grade_table.sh run on its own), else a dict."""
+    idir = os.path.join(d, '.integrity')
+    if not os.path.isdir(idir):
+        return None
+
+    def count(name):
+        t = read_text(os.path.join(idir, name))
+        return None if t is None else len([x for x in t.split('\n') if x])
+    checks = [x for x in (read_text(os.path.join(idir, 'checks')) or '').split('\n') if x]
+    changes, added, seen = [], [], set()
+    for line in (read_text(os.path.join(idir, 'tampered')) or '').split('\n'):
+        if not line:
+            continue
+        f = line.split('\t', 3)
+        if len(f) < 4:
+            f = ['?', '?', 'changed', line]
+        when, what, change, path = f
+        if (what, change, path) in seen:
+            continue
+        seen.add((what, change, path))
+        c = {'file': path, 'change': change, 'seen': when}
+        if what == 'kit' and change == 'added':
+            added.append(c)          # a new file in the kit's folders: nothing of the grade reads it
+        else:
+            changes.append(c)
+    files = count('kit.sha256')
+    problems = []
+    if not files:
+        problems.append('no hashes of the kit\'s files were taken')
+    return {'checked': True, 'kit_files': files or 0, 'programs': count('programs.sha256') or 0,
+            'checks': checks, 'changes': changes, 'added': added, 'problems': problems}
+
+
+def tamper_note(c):
+    return '%s %s (seen %s)' % (c['file'], c['change'], c['seen'])
+
+
+# ---------------------------------------------------------------- report
+
+def skip_reason(detail):
+    why = detail
+    if why.startswith('SKIPPED ('):
+        why = why[len('SKIPPED ('):]
+    if why.endswith(')'):
+        why = why[:-1]
+    return why
+
+
+def report(argv):
+    if len(argv) < 2:
+        print('grade_report: report DIR MANIFEST RUNNER...', file=sys.stderr)
+        return 2
+    d, manifest_path, runners = argv[0], argv[1], argv[2:]
+    manifest = read_manifest(manifest_path)
+    nonce = os.environ.get('NB_GRADE_NONCE', '')
+    out = []                                   # the console, printed at the end at once
+
+    results, fails, degraded = {}, {}, []
+    for r in runners:
+        why = first_line(os.path.join(d, r + '.fail'))
+        if why is not None:
+            fails[r] = why
+            results[r] = fail_all(d, r, why, manifest, nonce)
+        else:
+            header, rows = read_tsv(os.path.join(d, r + '.tsv'))
+            results[r] = rows
+            if '\tsandbox=degraded' in '\t'.join(header):
+                degraded.append(r)
+
+    integ = read_integrity(d)
+    changes = integ['changes'] if integ else []
+    problems = integ['problems'] if integ else []
+    tampered = bool(changes or problems)
+
+    # ---- notices, before the table ----
+    for r in runners:
+        if r in fails:
+            possible = sum(x['possible'] for x in results[r] if x['kind'] == 'student')
+            out.append('check-all: %s: %s: %s scored 0/%d points' % (con(r), con(fails[r]), con(r), possible))
+    for r in degraded:
+        out.append("check-all: %s: the sandbox was DEGRADED: student code ran unboxed "
+                   "(see the runner's 'sandbox:' line)" % con(r))
+    for c in changes:
+        out.append('check-all: TAMPERED: %s' % con(tamper_note(c)))
+    for p in problems:
+        out.append('check-all: TAMPERED: %s' % con(p))
+    added = integ['added'] if integ else []
+    if added:    # nothing of the grade reads them: said, not failed
+        out.append('check-all: note: %d file%s added to the kit\'s folders during the run (not read by the grade): %s'
+                   % (len(added), '' if len(added) == 1 else 's',
+                      con(', '.join(tamper_note(c) for c in added[:10]) + (', ...' if len(added) > 10 else ''))))
+
+    # ---- the table ----
+    order, per = [], {}
+    for r in runners:
+        for x in results[r]:
+            rr = x['runner']
+            if rr not in per:
+                order.append(rr)
+                per[rr] = dict(p=0, f=0, s=0, e=0, pos=0, ke=0, kpos=0, kf=0, oe=0, opos=0, ngp=0, ng=None)
+            t = per[rr]
+            if x['kind'] == 'kit':
+                t['kpos'] += x['possible']
+                t['ke'] += x['earned']
+                if x['status'] == 'FAIL':
+                    t['kf'] += 1
+            elif x['kind'] == 'optional':          # an optional exercise: its points apart
+                t['opos'] += x['possible']
+                t['oe'] += x['earned']
+            else:
+                t['pos'] += x['possible']
+                t['e'] += x['earned']
+                if x['status'] == 'SKIP':
+                    t['ngp'] += x['possible']
+                    if t['ng'] is None:
+                        t['ng'] = x['detail']
+            if x['status'] == 'PASS':
+                t['p'] += 1
+            elif x['status'] == 'SKIP':
+                t['s'] += 1
+            else:
+                t['f'] += 1
+    out.append('')
+    out.append('== grade ==')
+    out.append('%-20s %7s %7s %8s %10s %10s' % ('runner', 'passed', 'failed', 'skipped', 'points', 'kit'))
+    T = dict(p=0, f=0, s=0, e=0, pos=0, ke=0, kpos=0, kf=0, oe=0, opos=0)
+    NG = NGR = 0
+    for rr in order:
+        t = per[rr]
+        note = ''
+        if t['ng'] is not None:
+            note = '  NOT GRADED: %d points (%s)' % (t['ngp'], con(skip_reason(t['ng'])))
+            NG += t['ngp']
+            NGR += 1
+        pts = '%6d/%-4d' % (t['e'], t['pos']) if t['pos'] else '%10s' % '-'
+        kit = '%6d/%-4d' % (t['ke'], t['kpos']) if t['kpos'] else '%10s' % '-'
+        out.append('%-20s %7d %7d %8d %s %s%s' % (con(rr), t['p'], t['f'], t['s'], pts, kit, note))
+        for k in T:
+            T[k] += t[k]
+    optional_line = ''
+    if T['opos']:
+        optional_line = 'optional exercises: %d/%d points (%s; apart: not part of the score)' % (
+            T['oe'], T['opos'], ', '.join('%s %d/%d' % (con(rr), per[rr]['oe'], per[rr]['opos'])
+                                          for rr in order if per[rr]['opos']))
+    # the reason of the total: "no usable GPU" when that is every row's
+    gpu_only = all('usable CUDA device' in per[rr]['ng'] for rr in order if per[rr]['ng'] is not None)
+    measured = T['e']
+    score = 0 if tampered else measured
+    nchanged = len(changes)
+    if tampered:
+        what = ('%d kit file%s or program%s changed during the run' % (nchanged, '' if nchanged == 1 else 's',
+                                                                        '' if nchanged == 1 else 's')
+                if changes else 'the kit could not be checked')
+        out.append('%-20s %7d %7d %8d %10s %10s  TAMPERED: %s (see above): this run scores 0'
+                   % ('tampered', 0, 1, 0, '-', '-', what))
+    fails_all = T['f'] + (1 if tampered else 0)
+    out.append('%-20s %7d %7d %8d %6d/%-4d %6d/%-4d%s%s' % (
+        'total', T['p'], fails_all, T['s'], score, T['pos'], T['ke'], T['kpos'],
+        ('  (NOT GRADED: %d points of %d runner%s: %s)' % (NG, NGR, 's' if NGR > 1 else '',
+                                                          'no usable GPU' if gpu_only else 'see their rows')
+         if NGR else ''),
+        ('  TAMPERED: %d points measured, 0 given' % measured if tampered else '')))
+    out.append("student score: %d/%d points%s%s; the kit's own checks: %d/%d%s" % (
+        score, T['pos'], (' (%d NOT GRADED)' % NG if NGR else ''),
+        (' -- TAMPERED: the kit changed during the run, the grade of this run is 0' if tampered else ''),
+        T['ke'], T['kpos'],
+        (", %d FAILED: the kit itself is broken here, not the student's code" % T['kf'] if T['kf']
+         else ' (not part of the score)')))
+    if optional_line:
+        out.append(optional_line)
+    out.append('check-all: %d passed, %d failed, %d skipped' % (T['p'], fails_all, T['s']))
+
+    # ---- the counts, the student's, the kit's and the optional exercises' apart ----
+    def counts(kind):
+        xs = [x for r in runners for x in results[r] if x['kind'] == kind]
+        return {'tests': len(xs), 'passed': sum(x['status'] == 'PASS' for x in xs),
+                'failed': sum(x['status'] not in ('PASS', 'SKIP') for x in xs),
+                'skipped': sum(x['status'] == 'SKIP' for x in xs)}
+    cs, ck, co = counts('student'), counts('kit'), counts('optional')
+
+    # ---- summary.json ----
+    reports = [runner_report(d, r, results[r]) for r in runners]
+    tampered_files = sorted({c['file'] for c in changes})
+    summary = {'score': score, 'max_score': T['pos'], 'not_graded_points': NG,
+               'passed': T['p'], 'failed': fails_all, 'skipped': T['s'],
+               'kit': {'score': T['ke'], 'max_score': T['kpos'], 'failed': T['kf']},
+               'optional': {'score': T['oe'], 'max_score': T['opos']},
+               'sandbox': 'degraded' if degraded else 'boxed',
+               'tampered': tampered_files + problems,
+               'measured_score': measured,
+               'counts': {'student': cs, 'kit': ck, 'optional': co, 'tamper_check_failed': 1 if tampered else 0},
+               'integrity': integ if integ else {'checked': False},
+               'runners': reports}
+    write_atomic(os.path.join(d, 'summary.json'), layout_lines(summary, 'runners', ' ', '  '),
+                 json_checked(summary))
+
+    # ---- gradescope.json ----
+    tests = []
+    NGT = NGP = 0
+    ngwhy = None
+    for r in runners:
+        for x in results[r]:
+            kit = x['kind'] == 'kit'
+            opt = x['kind'] == 'optional'          # reported, worth nothing in the score
+            name = ('kit: ' if kit else 'optional: ' if opt else '') + '%s/%s/%s' % (
+                x['runner'], x['suite'], x['test'])
+            if x['status'] == 'SKIP':
+                why = skip_reason(x['detail'])
+                o = 'not graded: %s (this test needs a GPU; grade on a machine with one)' % why
+                if not kit and not opt:
+                    NGT += 1
+                    NGP += x['possible']
+                    if ngwhy is None:
+                        ngwhy = why
+            else:
+                o = x['detail'] + ('\n' if x['detail'] and x['output'] else '') + x['output']
+            if opt:
+                o = 'optional exercise, apart from the score: %d of %d points\n' % (x['earned'], x['possible']) + o
+            tests.append({'name': name, 'score': 0 if kit or opt or tampered else x['earned'],
+                          'max_score': 0 if kit or opt else x['possible'],
+                          'status': 'passed' if x['status'] == 'PASS' else 'failed', 'output': o})
+    msg = ''
+    if tampered:
+        msg = ('TAMPERED: the kit changed during the run (%s): this run is not graded, its score is 0 '
+               '(its tests measured %d of %d points). '
+               % ('; '.join([tamper_note(c) for c in changes] + problems), measured, T['pos']))
+        tests.insert(0, {'name': 'tampered: the kit changed during the run', 'score': 0, 'max_score': 0,
+                         'status': 'failed',
+                         'output': 'Files or programs of the kit changed while check-all ran:\n'
+                                   + '\n'.join([tamper_note(c) for c in changes] + problems)
+                                   + '\nThe grade of this run is 0.'})
+    msg += '%d of %d points. The student\'s %d tests: %d passed, %d failed, %d not graded (skipped). ' % (
+        score, T['pos'], cs['tests'], cs['passed'], cs['failed'], cs['skipped'])
+    msg += 'The kit\'s own %d checks ("kit: ...", worth nothing): %d passed, %d failed, %d skipped. ' % (
+        ck['tests'], ck['passed'], ck['failed'], ck['skipped'])
+    if co['tests']:
+        msg += ('The optional exercises\' %d tests ("optional: ...", apart from the score): %d of %d points, '
+                '%d passed, %d failed, %d skipped. ' % (co['tests'], T['oe'], T['opos'], co['passed'],
+                                                        co['failed'], co['skipped']))
+    if tampered:
+        msg += 'The check that the kit did not change during the run: FAILED. '
+    msg += 'All %d, as the console\'s closing line counts them: %d passed, %d failed, %d skipped.' % (
+        cs['tests'] + ck['tests'] + co['tests'] + (1 if tampered else 0), T['p'], fails_all, T['s'])
+    if NGT:
+        msg += (' NOT GRADED: %d tests (%d points) did not run (%s); they count as failed with 0 points here.'
+                % (NGT, NGP, ngwhy))
+    if T['kf']:
+        msg += (' The kit\'s own checks ("kit: ...", worth nothing) FAILED %d times: the kit is broken on '
+                'this machine.' % T['kf'])
+    gs = {'score': score, 'output': msg, 'tests': tests}
+    write_atomic(os.path.join(d, 'gradescope.json'), layout_gradescope(gs), json_checked(gs))
+
+    sys.stdout.write('\n'.join(out) + '\n')
+    sys.stdout.flush()
+    bad = tampered or any(x['status'] == 'FAIL' for r in runners for x in results[r])
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------- the class
+
+def arg_text(s):
+    """An argument (bytes the shell gave) as text: a byte that is not UTF-8
+    written \\xNN."""
+    return os.fsencode(s).decode('utf-8', 'backslashreplace')
+
+
+def class_row(argv):
+    if '--' not in argv or argv.index('--') < 3:
+        print('grade_report: class-row RESULTS STUDENT ROWS STEP... -- FLAG...', file=sys.stderr)
+        return 2
+    k = argv.index('--')
+    res, student, rows_path = argv[0], arg_text(argv[1]), argv[2]
+    steps = [arg_text(s) for s in argv[3:k]]
+    flags = [arg_text(f) for f in argv[k + 1:] if f]
+    e, p = {}, {}
+    E = P = NG = 0
+    try:
+        names = sorted(os.listdir(res))
+    except OSError:
+        names = []
+    for n in names:
+        if not n.endswith('.tsv') or n == 'common.tsv':
+            continue
+        _, rows = read_tsv(os.path.join(res, n))
+        for x in rows:
+            if x['kind'] != 'student':            # the kit's checks, the optional exercises: apart
+                continue
+            e[x['runner']] = e.get(x['runner'], 0) + x['earned']
+            p[x['runner']] = p.get(x['runner'], 0) + x['possible']
+            E += x['earned']
+            P += x['possible']
+            if x['status'] == 'SKIP':
+                NG += x['possible']
+    integ = read_integrity(res)
+    changes = integ['changes'] if integ else []
+    if changes:
+        # the grade of a run whose kit changed is 0
+        e = {s: 0 for s in e}
+        E = 0
+        flags.append('TAMPERED: kit files changed during the run, scored 0: '
+                     + ', '.join(tamper_note(c) for c in changes))
+    row = {'student': student,
+           'steps': {s: '%d/%d' % (e.get(s, 0), p.get(s, 0)) for s in steps},
+           'total': '%d/%d' % (E, P), 'not_graded': NG, 'flags': '; '.join(flags)}
+    with open(rows_path, 'a', encoding='utf-8') as f:
+        f.write(json.dumps(row) + '\n')
+    line = ','.join([row['steps'][s] for s in steps] + [row['total'], str(NG)])
+    sys.stdout.write('grade-class: %s: %s%s\n' % (con(student), line,
+                                                  (' -- ' + con(row['flags'])) if row['flags'] else ''))
+    return 0
+
+
+def class_csv(argv):
+    if len(argv) < 2:
+        print('grade_report: class-csv ROWS OUT STEP...', file=sys.stderr)
+        return 2
+    rows_path, out_path, steps = argv[0], argv[1], [arg_text(s) for s in argv[2:]]
+    rows = []
+    for line in (read_text(rows_path) or '').split('\n'):
+        if line:
+            rows.append(json.loads(line))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator='\n')
+    w.writerow(['student'] + steps + ['total', 'not_graded', 'flags'])
+    want = [['student'] + steps + ['total', 'not_graded', 'flags']]
+    for r in rows:
+        fields = [r['student']] + [r['steps'].get(s, '0/0') for s in steps] + \
+                 [r['total'], str(r['not_graded']), r['flags']]
+        w.writerow(fields)
+        want.append(fields)
+
+    def check(text):
+        if list(csv.reader(io.StringIO(text, newline=''))) != want:
+            raise ValueError('the CSV written does not read back the same')
+    write_atomic(out_path, buf.getvalue(), check)
+    return 0
+
+
+def main():
+    try:
+        sys.stdout.reconfigure(encoding='utf-8', errors='backslashreplace')
+    except AttributeError:
+        pass
+    if len(sys.argv) < 2:
+        print(__doc__.strip().split('\n\n')[0], file=sys.stderr)
+        return 2
+    cmd, argv = sys.argv[1], sys.argv[2:]
+    if cmd == 'report':
+        return report(argv)
+    if cmd == 'class-row':
+        return class_row(argv)
+    if cmd == 'class-csv':
+        return class_csv(argv)
+    print('grade_report: unknown command %r' % cmd, file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    try:
+        rc = main()
+    except Exception:                    # not 1, which says "a test failed"
+        import traceback
+        traceback.print_exc()
+        rc = 3
+    sys.exit(rc)

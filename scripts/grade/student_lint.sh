@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# scripts/grade/student_lint.sh -- compile one object of a lesson step, and refuse
+# the code that would switch off the grade's instruments or borrow its
+# answers.  common/step.mk compiles every object of a step through it (the
+# objects of libstep.a and asan/libstep.a, the programs' main objects; the
+# tuned builds too): the student's code is the grade's untrusted input.
+#
+#   student_lint.sh [--san 'FLAGS'] OBJ SRC -- COMPILER FLAGS...
+#
+# compiles SRC to OBJ with COMPILER FLAGS (FLAGS of --san added: the
+# sanitized objects), after reading the preprocessed source (the same
+# compiler and flags: gcc -E, or for CUDA nvcc's own kept passes, every
+# device architecture and the host), so that a macro cannot build what the
+# rules refuse.  Only the lesson's text is read: the kit tree's files and any
+# file of no toolchain (not under /usr, CUDA, the compilers' own system
+# include directories (-v) or a directory of an -I flag outside the tree;
+# a system macro's expansion in a lesson file is read: its arguments are
+# the student's).  Refused:
+#  * what turns off instrumentation or the kit's flags: no_sanitize in any
+#    spelling (no_sanitize_address, __no_sanitize__, ...),
+#    no_address_safety_analysis, disable_sanitizer_instrumentation, optnone,
+#    the attribute optimize, #pragma GCC optimize (and reset_options),
+#    #pragma optimize, #pragma clang optimize and clang attribute, _Pragma
+#    forms of them (gcc -E writes those as #pragma); inline assembly in C
+#    (the sanitizers cannot see into it); the sanitizers' own interface, by
+#    name in the text or defined in the object (__asan_default_options,
+#    __asan_on_error, __ubsan_*, __sanitizer_*: their options and handlers);
+#  * with --san: lesson text that differs between the build with the
+#    sanitizers and the one without (#ifdef __SANITIZE_ADDRESS__ and the
+#    like: the sanitizers must see the code that is graded);
+#  * an #include of a source file (.c, .cu, ...) or of anything but a header
+#    (.h .hh .hpp .hxx .cuh .inl), by its name and by the file it resolves
+#    to; inline assembly that reads a file (.incbin, .include); #embed;
+#  * a line directive (#line, # N "file") in a lesson file: the line markers
+#    this check reads must tell the truth;
+#  * an object that refers to or defines a function of common/nb_verify.h
+#    (the grade's references and verdicts: nb_ref_*, nb_accel_errors*,
+#    nb_rel_error, nb_within_tolerance, nb_tolerance_for*, nb_energy*, ...;
+#    the list is read from the header), or refers to the dynamic loader's
+#    look-ups (dlopen, dlmopen, dlsym, dlvsym, dladdr, dladdr1, dlinfo,
+#    dl_iterate_phdr): nm -g on OBJ.  common/ itself is not checked (the
+#    programs' --check is its code).
+# Quiet when nothing is found.  Each finding is one line,
+#   FILE:LINE: what: refused (why)
+# (FILE relative to the top of the tree), OBJ is removed and the exit status
+# is 1.  A compiler error: the compiler's messages and its status.  Exit 2:
+# bad usage.
+set -uo pipefail
+san=""
+if [ "${1:-}" = --san ]; then san=${2:-}; shift 2 || true; fi
+if [ $# -lt 4 ] || [ "$3" != -- ]; then
+  echo "usage: student_lint.sh [--san 'FLAGS'] OBJ SRC -- COMPILER FLAGS..." >&2
+  exit 2
+fi
+obj=$1 src=$2
+shift 3
+cc=("$@")
+read -ra sanf <<< "$san"
+here=$(cd "$(dirname "$0")" && pwd -P)
+top=$(cd "$here/../.." && pwd -P)
+awkf=$here/student_lint.awk
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nb-lint.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+case "$src" in *.cu) kind=cu ;; *) kind=c ;; esac
+
+refuse() {   # the findings file: print them, remove the object, exit 1
+  cut -f2- "$1" >&2
+  rm -f "$obj"
+  exit 1
+}
+
+# ---- compile (CUDA: keeping its passes) or preprocess (C) ----
+pps=()
+if [ $kind = cu ]; then
+  mkdir -p "$tmp/keep"
+  "${cc[@]}" "${sanf[@]}" -keep -keep-dir "$tmp/keep" -c -o "$obj" "$src" || exit $?
+  for f in "$tmp"/keep/*.ii; do [ -f "$f" ] && pps+=("$f"); done
+else
+  if ! "${cc[@]}" "${sanf[@]}" -E -o "$tmp/pp.i" "$src" 2> "$tmp/pp.err"; then
+    # the compiler says why (the same error again), and the object is refused
+    "${cc[@]}" "${sanf[@]}" -c -o "$obj" "$src" || exit $?
+    printf 'F\t%s: the preprocessor failed where the compiler did not: refused (this check must read the code)\n' \
+      "$src" > "$tmp/f"
+    refuse "$tmp/f"
+  fi
+  pps+=("$tmp/pp.i")
+  if [ -n "$san" ]; then
+    "${cc[@]}" -E -o "$tmp/plain.i" "$src" 2>/dev/null && pps+=("$tmp/plain.i")
+  fi
+fi
+if [ ${#pps[@]} = 0 ]; then
+  printf 'F\t%s: no preprocessed source to read: refused (this check must read the code)\n' "$src" > "$tmp/f"
+  refuse "$tmp/f"
+fi
+
+# ---- the files the preprocessor read: whose they are ----
+foreign=()                       # the toolchain's: -I directories outside the tree, CUDA
+for ((i = 0; i < ${#cc[@]}; i++)); do
+  a=${cc[$i]} d=""
+  case "$a" in
+    -I|-isystem|-idirafter) d=${cc[$((i + 1))]:-} ;;
+    -I*) d=${a#-I} ;;
+    -isystem*) d=${a#-isystem} ;;
+  esac
+  [ -n "$d" ] || continue
+  d=$(realpath -m -- "$d")
+  case "$d/" in "$top"/*) ;; *) foreign+=("$d") ;; esac
+done
+if [ $kind = cu ]; then
+  nv=$(command -v "${cc[0]}" 2>/dev/null) && foreign+=("$(realpath -m -- "$(dirname "$nv")/..")")
+fi
+foreign+=(/usr)
+# the compilers' own system directories, wherever the toolchain lives (a
+# GPU host's gcc under /opt): what gcc -v lists for #include <...>, for the
+# compiler itself (C) or, for CUDA, the host compilers nvcc calls
+sysdirs() {
+  local x
+  for x in c c++; do
+    "$1" -E -v -x "$x" /dev/null 2>&1 >/dev/null | sed -n 's/^ \(\/[^ ]*\)$/\1/p'
+  done
+}
+if [ $kind = cu ]; then
+  hosts=(gcc g++)
+  for ((i = 0; i < ${#cc[@]}; i++)); do
+    case "${cc[$i]}" in
+      -ccbin|--compiler-bindir) hosts+=("${cc[$((i + 1))]:-}") ;;
+      -ccbin=*|--compiler-bindir=*) hosts+=("${cc[$i]#*=}") ;;
+    esac
+  done
+else
+  hosts=("${cc[0]}")
+fi
+for h in "${hosts[@]}"; do
+  [ -n "$h" ] && command -v "$h" >/dev/null 2>&1 || continue
+  while read -r d; do
+    [ -n "$d" ] || continue
+    d=$(realpath -m -- "$d")
+    case "$d/" in "$top"/*) ;; *) foreign+=("$d") ;; esac
+  done < <(sysdirs "$h")
+done
+mapfile -t names < <(sed -n 's/^# [0-9][0-9]* "\(.*\)".*$/\1/p' "${pps[@]}" | sort -u)
+mapfile -t reals < <(realpath -m -- "${names[@]}" 2>/dev/null)
+: > "$tmp/map"
+for ((i = 0; i < ${#names[@]}; i++)); do
+  n=${names[$i]} r=${reals[$i]:-${names[$i]}}
+  case "$n" in
+    '<'*|*/) printf '%s\t%s\tP\t%s\n' "$n" "$n" "$n" >> "$tmp/map"; continue ;;
+  esac
+  c=L shown=$r
+  case "$r" in
+    "$top"/*) shown=${r#"$top"/} ;;
+    *) for d in "${foreign[@]}"; do case "$r/" in "$d"/*) c=F; break ;; esac; done ;;
+  esac
+  printf '%s\t%s\t%s\t%s\n' "$n" "$shown" "$c" "$r" >> "$tmp/map"
+done
+
+# ---- the text ----
+verify=$top/common/nb_verify.h
+syms=$(awk '{ t = t $0 "\n" } END { gsub(/\/[*]([^*]|[*]+[^*\/])*[*]+\//, " ", t); printf "%s", t }' "$verify" |
+       grep -oE '\bnb_[A-Za-z0-9_]+[[:space:]]*\(' | tr -d '( \t' | sort -u | tr '\n' ' ')
+if [ -z "$syms" ]; then
+  printf 'F\t%s: no function names in %s: refused (this check must know them)\n' "$src" "$verify" > "$tmp/f"
+  refuse "$tmp/f"
+fi
+loaders="dlopen dlmopen dlsym dlvsym dladdr dladdr1 dlinfo dl_iterate_phdr"
+awk -f "$awkf" -v pass=pp -v mode=$kind -v map="$tmp/map" -v syms="$syms $loaders" \
+    -v textout="$tmp/text" "${pps[@]}" > "$tmp/pp.out" || { echo "student_lint.sh: awk failed" >&2; exit 2; }
+# the lesson's own files, each whole: line directives
+mapfile -t mine < <(awk -F'\t' '$3 == "L" { print $4 }' "$tmp/map" | sort -u)
+files=()
+for f in "${mine[@]}"; do [ -f "$f" ] && files+=("$f"); done
+if [ ${#files[@]} -gt 0 ]; then
+  awk -f "$awkf" -v pass=raw -v map="$tmp/map" "${files[@]}" >> "$tmp/pp.out" ||
+    { echo "student_lint.sh: awk failed" >&2; exit 2; }
+fi
+grep '^F' "$tmp/pp.out" > "$tmp/f"
+# with the sanitizers and without: the same lesson text
+if [ -n "$san" ] && [ -f "$tmp/text.1" ] && [ -f "$tmp/text.2" ] && ! cmp -s "$tmp/text.1" "$tmp/text.2"; then
+  at=$(diff --old-line-format='%L' --new-line-format='%L' --unchanged-line-format='' \
+         "$tmp/text.1" "$tmp/text.2" | head -1 | cut -d: -f1-2)
+  printf 'F\t%s: code that differs when built with the sanitizers (#if on __SANITIZE_ADDRESS__ or the like): refused (the grade'"'"'s sanitizers must see the code that is graded)\n' \
+    "${at:-$src}" >> "$tmp/f"
+fi
+[ -s "$tmp/f" ] && refuse "$tmp/f"
+
+# ---- C: compile ----
+if [ $kind = c ]; then
+  "${cc[@]}" "${sanf[@]}" -c -o "$obj" "$src" || exit $?
+fi
+
+# ---- the object's symbols ----
+if ! nm -g "$obj" > "$tmp/nm" 2> "$tmp/nm.err"; then
+  printf 'F\t%s: nm cannot read %s (%s): refused (this check must read its symbols)\n' \
+    "$src" "$obj" "$(head -c 200 "$tmp/nm.err" | tr '\n' ' ')" > "$tmp/f"
+  refuse "$tmp/f"
+fi
+srcshown=$(realpath -m -- "$src"); srcshown=${srcshown#"$top"/}
+awk -v syms="$syms" -v loaders="$loaders" -v src="$srcshown" -v locs="$tmp/pp.out" '
+  BEGIN {
+    n = split(syms, s, " "); for (i = 1; i <= n; i++) ref[s[i]] = 1
+    n = split(loaders, s, " "); for (i = 1; i <= n; i++) dl[s[i]] = 1
+    while ((getline l < locs) > 0) { split(l, f, "\t"); if (f[1] == "S") at[f[2]] = f[3] }
+  }
+  { name = $NF; sub(/@.*/, "", name); type = (NF >= 3) ? $(NF - 1) : $1
+    undef = (type == "U" || type == "w" || type == "v")
+    where = (name in at) ? at[name] : src
+    if ((name in ref) || name ~ /^nb_ref_/ || name ~ /^nb_accel_errors/)
+      printf "F\t%s: %s %s (common/nb_verify.h: the grade'"'"'s references and verdicts): refused (a lesson computes its own answers)\n",
+             where, undef ? "a reference to" : "a definition of", name
+    else if (name ~ /^__(asan|ubsan|lsan|msan|tsan|hwasan|dfsan|sanitizer)_/ && !undef)
+      printf "F\t%s: a definition of %s (the sanitizers'"'"' interface: their options, their handlers): refused (the grade'"'"'s sanitizers must see this code)\n",
+             where, name
+    else if ((name in dl) && undef)
+      printf "F\t%s: %s (it finds code by name at run time, out of this check'"'"'s sight): refused (a lesson computes its own answers)\n",
+             where, name
+  }' "$tmp/nm" > "$tmp/f"
+[ -s "$tmp/f" ] && refuse "$tmp/f"
+exit 0

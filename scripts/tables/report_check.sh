@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# scripts/tables/report_check.sh [PAGE] -- `make report-check`: open the report
+# (default report/index.html, or REPORT) in a real headless browser,
+# Debian's chromium, with the page's own check (#nb-check: every image
+# decoded, every link pointing at a section of the page), and read the
+# result from the DOM Chromium dumps after loading.  The page must also
+# have as many <img> as its source holds and its six sections.
+# REPORT_SCREENSHOT=FILE.png also saves a screenshot of the page.
+# Chromium runs as root, sandbox off, no GPU, no network services, in a
+# fresh profile directory that is removed afterwards.
+# Exit 0 the page renders and nothing is broken; 1 something is broken;
+# 2 no page or no chromium (`make report-check` installs it first).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+page=${1:-${REPORT:-$top/report/index.html}}
+[ -r "$page" ] || { echo "report-check: no $page (run make report first)" >&2; exit 2; }
+browser=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+[ -n "$browser" ] || { echo "report-check: chromium is not installed (scripts/setup/ensure_deps.sh chromium)" >&2; exit 2; }
+page=$(cd "$(dirname "$page")" && pwd)/$(basename "$page")
+prof=$(mktemp -d "${TMPDIR:-/tmp}/nb-chromium.XXXXXX")
+trap 'rm -rf "$prof"' EXIT
+flags=(--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update
+       --disable-sync --no-first-run --user-data-dir="$prof/profile" --virtual-time-budget=10000)
+timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$page#nb-check" > "$prof/dom.html" 2> "$prof/err.log"
+rc=$?
+if [ -n "${REPORT_SCREENSHOT:-}" ]; then
+  timeout 120 "$browser" "${flags[@]}" --window-size=1200,2400 --screenshot="$REPORT_SCREENSHOT" \
+    "file://$page" > /dev/null 2>> "$prof/err.log" || echo "report-check: no screenshot" >&2
+fi
+result=$(grep -o 'nb-check: [^<]*' "$prof/dom.html" | head -1)
+want=$(grep -o '<img ' "$page" | wc -l)
+status=0
+if [ $rc != 0 ] || [ -z "$result" ]; then
+  echo "report-check: FAIL: chromium (exit $rc) gave no check result; its last messages:" >&2
+  grep -v -i 'dbus' "$prof/err.log" | tail -5 >&2
+  exit 1
+fi
+echo "report-check: $result"
+case $result in *"none broken"*) ;; *) status=1 ;; esac
+loaded=$(echo "$result" | sed -n 's/^nb-check: \([0-9]*\)\/\([0-9]*\) images.*/\1 \2/p')
+read -r n_ok n_img <<<"$loaded"
+[ "${n_img:-x}" = "$want" ] || { echo "report-check: FAIL: the page has $want <img>, the browser saw ${n_img:-?}" >&2; status=1; }
+[ "${n_ok:-x}" = "$want" ] || status=1
+for id in machine run tables plots frames provenance; do
+  grep -q "id=\"$id\"" "$prof/dom.html" || { echo "report-check: FAIL: no section #$id in the rendered page" >&2; status=1; }
+done
+[ $status = 0 ] && echo "report-check: ok: $page renders in $("$browser" --version 2>/dev/null | head -1)" ||
+  echo "report-check: FAIL: $page" >&2
+exit $status
