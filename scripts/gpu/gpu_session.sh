@@ -77,13 +77,13 @@ if has build; then
 fi
 if has tuned; then
   ts tuned
-  if "${mk[@]}" -j"$J" -C step04_shared >"$LOG/tuned_build.log" 2>&1 &&
+  if "${mk[@]}" -j"$J" -C step04_shared/tuned >"$LOG/tuned_build.log" 2>&1 &&
      "${mk[@]}" -j"$J" -C tests run_step04_tuned tune_step04 >>"$LOG/tuned_build.log" 2>&1; then
     note "tuned build ok, $(grep -ci 'warning' "$LOG/tuned_build.log") warning lines"
     (cd tests && NB_TEST_TIMEOUT=300 timeout $((TMO * 2)) ./run_step04_tuned) >"$LOG/run_step04_tuned.log" 2>&1
     note "run_step04_tuned exit $?: $(grep -E '^step04_tuned: [0-9]+ passed' "$LOG/run_step04_tuned.log" | tail -1)"
     grep -E '^  (FAIL|PASS)' "$LOG/run_step04_tuned.log" | grep -E 'FAIL|tuned/' | head -20
-    cuobjdump -sass step04_shared/tuned.o > "$LOG/tuned.sass" 2>&1 || true
+    cuobjdump -sass step04_shared/tuned/tuned.o > "$LOG/tuned.sass" 2>&1 || true
   else
     tail -30 "$LOG/tuned_build.log"; note "TUNED BUILD FAILED"
   fi
