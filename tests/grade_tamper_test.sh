@@ -40,9 +40,9 @@ check() { local what=$1; shift; checks=$((checks + 1))
 
 # ---- the small kit, a git checkout (scripts/grade/student_kit.sh takes its tracked files) ----
 kit=$tmp/kit
-mkdir -p "$kit/scripts" "$kit/tests" "$kit/step01_fake" "$kit/step02_fake"
+mkdir -p "$kit/scripts/grade" "$kit/tests" "$kit/step01_fake" "$kit/step02_fake"
 for f in check_all.sh grade_table.sh grade_report.py grade_class.sh student_kit.sh contain.sh solution_regions.awk; do
-  cp "$top/scripts/$f" "$kit/scripts/$f" || exit 1
+  cp "$top/scripts/grade/$f" "$kit/scripts/grade/$f" || exit 1
 done
 cat > "$kit/Makefile" <<'EOF'
 STEPS ?= step01_fake step02_fake

@@ -213,9 +213,9 @@ rm -rf "$scratch"; trap - EXIT
 integrity_check "before the grade"
 # the grade from the copies of its scripts taken at the start, if they are those
 for f in grade_table.sh grade_report.py; do
-  if [ "$(sha256sum < "$integ/$f" | cut -c1-64)" != "$(base_hash "$integ/kit.sha256" "scripts/$f")" ]; then
+  if [ "$(sha256sum < "$integ/$f" | cut -c1-64)" != "$(base_hash "$integ/kit.sha256" "scripts/grade/$f")" ]; then
     printf 'before the grade\tprogram\tchanged\ttests/results/.integrity/%s\n' "$f" >> "$integ/tampered"
-    echo "check-all: TAMPERED: the grade's own copy of scripts/$f changed during the run: no grade"
+    echo "check-all: TAMPERED: the grade's own copy of scripts/grade/$f changed during the run: no grade"
     echo "check-all: 0 passed, 1 failed, 0 skipped"
     exit 1
   fi
