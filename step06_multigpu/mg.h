@@ -4,13 +4,12 @@
  * mg.c (the data flow, the NCCL calls, the two launch modes), mg_kernels.cu
  * (two small kernels around the exchange of the accelerations); beside the
  * lesson, mg_launch.c (the MPI launch, the waits that cannot hang, a
- * failure that stops every GPU).  The tree code itself is step05's,
- * linked, not copied: step05_barneshut/bh_gpu.h, "the pipeline as a
- * library".  This header holds no CUDA or NCCL type, so that the tests
- * include it as plain C. */
+ * failure that stops every GPU) and mg_bench.c (what --bench prints).  The
+ * tree code itself is step05's, linked, not copied:
+ * step05_barneshut/bh_gpu.h, "the pipeline as a library".  This header
+ * holds no CUDA or NCCL type, so that the tests include it as plain C. */
 #ifndef MG_H
 #define MG_H
-#include <stddef.h>
 #include <stdint.h>
 #include "nb_step.h"
 #ifdef __cplusplus

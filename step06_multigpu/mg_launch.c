@@ -108,7 +108,7 @@ static void pause_a_bit(long *spins)
     nanosleep(&ts, NULL);
 }
 
-int mg_nccl_fail(mg_gpu *w, ncclResult_t r, const char *what)
+static int nccl_fail(mg_gpu *w, ncclResult_t r, const char *what)
 {
     const char *last = ncclGetLastError(w->comm);
     return nb_fail(NB_EXIT_RUNTIME, "NCCL error in %s: %s%s%s", what, ncclGetErrorString(r),
@@ -143,7 +143,7 @@ int mg_nccl_ready(mg *m, mg_gpu *w, ncclResult_t r, const char *what)
         if (rc) return rc;
         pause_a_bit(&spins);
     }
-    return r == ncclSuccess ? 0 : mg_nccl_fail(w, r, what);
+    return r == ncclSuccess ? 0 : nccl_fail(w, r, what);
 }
 
 /* Wait for event e (recorded after a collective) by polling: the host never
@@ -158,8 +158,8 @@ static int wait_event(mg *m, mg_gpu *w, cudaEvent_t e, const char *what)
         if (q == cudaSuccess) return 0;
         if (q != cudaErrorNotReady) return nb_cuda_error(q, what, __FILE__, __LINE__);
         ncclResult_t st = ncclSuccess, r = ncclCommGetAsyncError(w->comm, &st);
-        if (r != ncclSuccess) return mg_nccl_fail(w, r, what);
-        if (st != ncclSuccess && st != ncclInProgress) return mg_nccl_fail(w, st, what);
+        if (r != ncclSuccess) return nccl_fail(w, r, what);
+        if (st != ncclSuccess && st != ncclInProgress) return nccl_fail(w, st, what);
         int rc = stop_check(m, w, t0, what);
         if (rc) return rc;
         pause_a_bit(&spins);
@@ -183,6 +183,37 @@ int mg_after_collective(mg *m, mg_gpu *w, ncclResult_t r, const char *what)
     NB_CUDA(cudaEventRecord(w->done, w->stream));
     NB_CUDA(cudaStreamWaitEvent(0, w->done, 0));
     return wait_event(m, w, w->done, what);
+}
+
+/* ---- teardown ------------------------------------------------------------ */
+
+int mg_gpu_destroy(mg *m, mg_gpu *w)
+{
+    int rc = 0;
+    if (w->comm && !m->dead) {      /* a healthy communicator: finalize, then destroy */
+        rc = mg_nccl_ready(m, w, ncclCommFinalize(w->comm), "finalizing the NCCL communicator");
+        if (!rc) {
+            ncclResult_t r = ncclCommDestroy(w->comm);
+            if (r != ncclSuccess) rc = nccl_fail(w, r, "ncclCommDestroy");
+        } else {
+            ncclCommAbort(w->comm);
+        }
+        w->comm = NULL;
+    }
+    if (w->bh) nb_step05_gpu.destroy(w->bh);
+    w->bh = NULL;
+    if (w->at) cudaFree(w->at);
+    w->at = NULL;
+    for (int e = 0; e < MG_EVENTS; e++)
+        if (w->ev[e]) cudaEventDestroy(w->ev[e]);
+    if (w->ready) cudaEventDestroy(w->ready);
+    if (w->done) cudaEventDestroy(w->done);
+    if (w->stream) cudaStreamDestroy(w->stream);
+    memset(w->ev, 0, sizeof w->ev);
+    w->ready = w->done = NULL;
+    w->stream = NULL;
+    (void)cudaGetLastError();
+    return rc;
 }
 
 /* ---- a failure ends the run --------------------------------------------- */

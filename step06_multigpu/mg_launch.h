@@ -1,8 +1,9 @@
 /* mg_launch.h -- step06_multigpu, beside the lesson: declarations of
  * mg_launch.c, the machinery around mg.c -- the MPI launch (rank 0's calls
  * forwarded to the other ranks), the waits that cannot hang, a failure
- * that stops every GPU -- and the calls of mg.c it runs on the other ranks.
- * Host C with CUDA and NCCL types (mg_state.h). */
+ * that stops every GPU -- of mg_bench.c (what --bench prints), and the
+ * calls of mg.c that mg_launch.c runs on the other ranks.  Host C with
+ * CUDA and NCCL types (mg_state.h). */
 #ifndef MG_LAUNCH_H
 #define MG_LAUNCH_H
 #include <stddef.h>
@@ -50,7 +51,6 @@ int  mg_fake_failure(mg_gpu *w);
 /* The waits: a collective (or any NCCL call on w's communicator) never
  * blocks the host; it polls, and gives up when another GPU failed or past
  * the timeout.  r: what the NCCL call returned. */
-int  mg_nccl_fail(mg_gpu *w, ncclResult_t r, const char *what);
 int  mg_nccl_ready(mg *m, mg_gpu *w, ncclResult_t r, const char *what);
 /* Around a collective on w->stream, ordered with the default stream; after
  * it, the host waits for it. */
@@ -63,6 +63,10 @@ int  mg_after_collective(mg *m, mg_gpu *w, ncclResult_t r, const char *what);
 int  mg_run_begin(mg *m);
 void mg_keep_failure(mg *m, mg_gpu *w, int rc);
 int  mg_run_end(mg *m);
+/* GPU w's teardown: a healthy communicator finalized and destroyed (with
+ * the other GPUs'), a dead one (m->dead) left alone; its buffers, events
+ * and stream freed. */
+int  mg_gpu_destroy(mg *m, mg_gpu *w);
 
 /* Rank 0 under mpirun: the other ranks do the call too (no-op otherwise);
  * mg_tell_init() sends OP_INIT, the options and the bodies. */
@@ -73,7 +77,19 @@ int  mg_tell_init(mg *m, const nb_state *s, const nb_options *o);
 int  mg_create(mg **out, int64_t n, const nb_options *o);
 int  mg_start(mg *m, const nb_state *s);
 int  mg_run_all(mg *m, const mg_call *c);
-int  mg_grow_recs(mg_rec **p, int *cap, size_t need);
 void mg_destroy(void *ctx);
+
+/* ---- mg_bench.c: what --bench and --csv print ---------------------------- */
+
+/* GPU w's record of the step it just finished (its events). */
+int  mg_bench_rec(mg_gpu *w, mg_rec *rec);
+/* *p holds at least need records (*cap of them). */
+int  mg_grow_recs(mg_rec **p, int *cap, size_t need);
+/* times[0 .. steps) from the records of the last advance (m->cur), each
+ * step as slow as its slowest GPU; the records kept for the report. */
+int  mg_bench_times(mg *m, int steps, nb_step_time *times);
+/* The table's info and report. */
+void mg_info(void *ctx, nb_run_info *info);
+void mg_report(void *ctx, FILE *out);
 
 #endif

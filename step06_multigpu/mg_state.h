@@ -1,7 +1,7 @@
 /* mg_state.h -- step06_multigpu: the state of a run, one mg_gpu per GPU this
- * process drives, shared by the lesson (mg.c) and the launch machinery
- * beside it (mg_launch.c).  Host C with CUDA and NCCL types: the tests and
- * the programs include mg.h only. */
+ * process drives, shared by the lesson (mg.c) and the files beside it
+ * (mg_launch.c, mg_bench.c).  Host C with CUDA and NCCL types: the tests
+ * and the programs include mg.h only. */
 #ifndef MG_STATE_H
 #define MG_STATE_H
 #include <stdatomic.h>
