@@ -460,10 +460,21 @@ int mg_interactions(void *ctx, int64_t *bb, int64_t *bc)
 
 /* The program's table (main.c, main_mpi.c); info and report: mg_bench.c. */
 const nb_step nb_step06_multigpu = {
-    "step06_multigpu",
-    "Barnes-Hut over every GPU of a host: replicated tree, the walk split in tree order, "
-    "NCCL all-gathers",
-    MG_STEP_OPTIONS, 1, mg_probe, mg_init, mg_accel, mg_advance, mg_download, mg_info,
-    mg_report, mg_cells, mg_destroy, NULL,
-    MG_HOST_BYTES_PER_BODY, MG_DEVICE_BYTES_PER_BODY, mg_bodies, NULL, NULL, NULL,
+    .name = "step06_multigpu",
+    .idea = "Barnes-Hut over every GPU of a host: replicated tree, the walk split in tree order, "
+            "NCCL all-gathers",
+    .options = MG_STEP_OPTIONS,
+    .tree = 1,
+    .probe = mg_probe,
+    .init = mg_init,
+    .accel = mg_accel,
+    .advance = mg_advance,
+    .download = mg_download,
+    .info = mg_info,
+    .report = mg_report,
+    .cells = mg_cells,
+    .destroy = mg_destroy,
+    .host_bytes_per_body = MG_HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = MG_DEVICE_BYTES_PER_BODY,
+    .bodies = mg_bodies,
 };
