@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
-#include "mg.h"
+#include "mg_launch.h"
 
 #define MSG_LEN 512
 
