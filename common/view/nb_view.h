@@ -1,6 +1,6 @@
 /* nb_view.h -- what nb_main() asks of the GL view: the live window (--view)
- * and --render's GL frames.  common/nb_view.c implements it where the kit
- * is built with OpenGL (common/gl.mk), common/nb_view_none.c where it is not
+ * and --render's GL frames.  common/view/nb_view.c implements it where the kit
+ * is built with OpenGL (common/view/gl.mk), common/view/nb_view_none.c where it is not
  * (--view then exits 2 saying why, and --render falls back to the CPU
  * splatter).
  *
