@@ -23,7 +23,6 @@
 #include "nb_error.h"
 #include "nb_io.h"
 #include "nb_mem.h"
-#include "nb_options.h"
 
 #define STATE_BYTES_PER_BODY (7.0 * sizeof(float))
 /* The first line of a file written by --save; a file that has it must hold

@@ -19,7 +19,7 @@
 #include "nb_error.h"
 #include "nb_ic.h"
 #include "nb_options.h"
-#include "nb_view.h"
+#include "nb_view_help.h"
 
 #define NB_VERSION "nbody-lab 1.1"
 

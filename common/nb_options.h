@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "nb_parse.h"
+#include "nb_state.h"   /* NB_MAX_N */
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,7 +42,6 @@ enum { NB_PREC_SINGLE = 0, NB_PREC_DOUBLE = 1, NB_PREC_MIXED = 2 };
 /* "single", "double", "mixed" ("?" for anything else) */
 const char *nb_precision_name(int precision);
 
-#define NB_MAX_N      2147483647LL   /* bodies are indexed with int32 on the GPU */
 #define NB_MAX_STEPS  1000000000
 
 typedef struct nb_options {
