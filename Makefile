@@ -16,8 +16,8 @@
 NB_TOP := .
 include tests/runners.mk
 CC ?= gcc
-include common/gl.mk
-include common/serve.mk
+include common/view/gl.mk
+include common/view/serve.mk
 STEPS   := $(NB_STEPS)
 # STEPS=... on the command line narrows every target to those steps
 RUNNERS  = $(call nb_runners,$(STEPS))

@@ -51,7 +51,7 @@ endif
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra
 CFLAGS  ?= -O3 -march=native -g
-CFLAGS  += $(CSTD) $(WARN) -fopenmp -I$(TOP_DIR)/common
+CFLAGS  += $(CSTD) $(WARN) -fopenmp -I$(TOP_DIR)/common -I$(TOP_DIR)/common/view
 ifeq ($(origin FORCE_VECTOR_WIDTH),undefined)
 FORCE_VECTOR_WIDTH := $(if $(shell $(CC) $(CFLAGS) -dM -E -x c /dev/null 2>/dev/null | \
                         grep -w __AVX512F__),512)
@@ -81,13 +81,13 @@ endif
 # tests/suite_races.c): see tsan.mk.  Their compile line is TSAN_CFLAGS: the
 # host flags without SANITIZE's (ASan and TSan do not mix), then NB_TSAN_FLAGS.
 include $(COMMON_DIR)tsan.mk
-# the OpenGL view (--view, GL frames): optional, see gl.mk.  Every program
-# links it where it is found (nb_main() offers --view to every step).
-include $(COMMON_DIR)gl.mk
+# the OpenGL view (--view, GL frames): optional, see view/gl.mk.  Every
+# program links it where it is found (nb_main() offers --view to every step).
+include $(COMMON_DIR)view/gl.mk
 CFLAGS  += $(GL_CFLAGS) $(STB_CFLAGS)
 LDLIBS  += $(GL_LIBS)
-# the view in a browser (--serve PORT): optional too, see serve.mk
-include $(COMMON_DIR)serve.mk
+# the view in a browser (--serve PORT): optional too, see view/serve.mk
+include $(COMMON_DIR)view/serve.mk
 CFLAGS  += $(SERVE_CFLAGS)
 LDLIBS  += $(SERVE_LIBS)
 
@@ -120,7 +120,7 @@ GENCODE := -gencode=arch=compute_75,code=sm_75 \
            -gencode=arch=compute_90,code=compute_90
 endif
 NVCCFLAGS ?= -O3 -g -lineinfo
-NVCCFLAGS += -std=c++17 $(GENCODE) -ftz=true -I$(TOP_DIR)/common $(filter -I%,$(GL_CFLAGS)) \
+NVCCFLAGS += -std=c++17 $(GENCODE) -ftz=true -I$(TOP_DIR)/common -I$(TOP_DIR)/common/view $(filter -I%,$(GL_CFLAGS)) \
              -Xcompiler -Wall,-Wextra,-fopenmp $(EXTRA_NVCCFLAGS)
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
 

@@ -365,146 +365,189 @@ static int bodies(run_ctx *r, nb_options *o)
     return NB_OK;
 }
 
-static int nb_main_run(int argc, char **argv, const nb_step *step)
+/* What a run measured, for its report. */
+typedef struct run_result {
+    nb_bench     bench;
+    nb_errstats  err;
+    double       energy[2];    /* E0 and E with --check (small N), else 0 */
+    int          checked;      /* --check compared the accelerations */
+    nb_run_info  info;
+    nb_tolerance tol;
+    int          pass;         /* within tol (1 without --check) */
+} run_result;
+
+/* The command line: parsed, the table that runs picked (*step: the --cpu
+ * or --precision variant), the options checked against it, the outputs
+ * checked before anything is computed.  0: go on; -1: --help or --version
+ * printed; else the exit code, its message printed (prog: the name the
+ * user ran). */
+static int command_line(int argc, char **argv, const nb_step **step, nb_options *o)
 {
-    nb_options o;
-    const char *prog = step->name;
+    const char *prog = (*step)->name;
     /* one command line (and one --help) for a program and its --cpu variant;
      * an option of only one of the two tables is refused with the other */
-    unsigned accepted = step->options | (step->cpu_variant ? step->cpu_variant->options : 0);
-    int rc = nb_parse_options(argc, argv, accepted, prog, &o);
-    if (rc < 0) return 0;
+    unsigned accepted = (*step)->options | ((*step)->cpu_variant ? (*step)->cpu_variant->options : 0);
+    int rc = nb_parse_options(argc, argv, accepted, prog, o);
+    if (rc < 0) return -1;
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
-    const char *which = !step->cpu_variant ? "" : o.cpu ? " with --cpu" : " without --cpu";
-    if (o.cpu && step->cpu_variant) step = step->cpu_variant;   /* from here on, one table */
-    if (o.precision != NB_PREC_SINGLE && step->precision_variant) step = step->precision_variant;
-    if ((rc = nb_options_fit(&o, step->options, prog, which)) || (rc = nb_view_usable(&o))) {
+    const char *which = !(*step)->cpu_variant ? "" : o->cpu ? " with --cpu" : " without --cpu";
+    if (o->cpu && (*step)->cpu_variant) *step = (*step)->cpu_variant;   /* from here on, one table */
+    if (o->precision != NB_PREC_SINGLE && (*step)->precision_variant) *step = (*step)->precision_variant;
+    if ((rc = nb_options_fit(o, (*step)->options, prog, which)) || (rc = nb_view_usable(o))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         return rc;
     }
 
     /* where the results will go, before anything is computed */
-    const char *input = nb_ic_is_model(o.ic) ? NULL : !strncmp(o.ic, "tipsy:", 6) ? o.ic + 6 : o.ic;
-    if ((o.save && (rc = nb_out_check("--save", o.save, input))) ||
-        (o.render_dir && (rc = nb_render_check(o.render_dir)))) {
+    const char *input = nb_ic_is_model(o->ic) ? NULL : !strncmp(o->ic, "tipsy:", 6) ? o->ic + 6 : o->ic;
+    if ((o->save && (rc = nb_out_check("--save", o->save, input))) ||
+        (o->render_dir && (rc = nb_render_check(o->render_dir)))) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         return rc;
     }
+    return 0;
+}
+
+/* The threads of the run, started now (a limit on threads is exit 3 here,
+ * not libgomp's exit 1 later): a CPU code's --threads, and the double
+ * reference's for --check -- the same --threads, or at most NB_REF_THREADS
+ * beside a GPU code. */
+static int start_threads(const nb_step *step, const nb_options *o)
+{
+    int cpu_code = (step->options & NB_OPT_THREADS) != 0;
+    int ref = cpu_code ? o->threads : omp_get_max_threads() < NB_REF_THREADS ? omp_get_max_threads()
+                                                                             : NB_REF_THREADS;
+    nb_ref_set_threads(ref);
+    int team = cpu_code ? o->threads : 1;
+    if (o->check && ref > team) team = ref;
+    return nb_threads_start(team, cpu_code ? "use fewer --threads" : "run without --check");
+}
+
+/* The --csv line (NB_CSV_HEADER's columns). */
+static void report_csv(const nb_step *step, const nb_options *o, const run_result *res)
+{
+    const nb_bench *bench = &res->bench;
+    const nb_run_info *info = &res->info;
+    if (o->csv_header) puts(NB_CSV_HEADER);
+    printf("%s,%lld,%d,", step->name, (long long)o->n, o->steps);
+    csv_text(stdout, o->ic);
+    printf(",%llu,%g,%g,", (unsigned long long)o->seed, o->dt, o->eps);
+    if (step->options & NB_OPT_THETA) printf("%g", o->theta);
+    printf(",%d,%d,", info->block, (step->options & NB_OPT_THREADS) ? o->threads : 0);
+    csv_text(stdout, info->device);
+    printf(",%d,%d,", info->sms, info->clock_mhz);
+    if (o->bench)
+        printf("%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", bench->force_med, bench->force_min,
+               bench->step_med, bench->step_min, bench->interactions, bench->inter_per_s, bench->gflops);
+    else
+        printf(",,,,,,,");
+    if (res->checked) printf("%.3g,%.3g,%.3g,", res->err.median, res->err.p99, res->err.max);
+    else printf(",,,");
+    printf("%.0f,%lld,%d,%s,", info->device_bytes, (long long)info->tree_nodes, info->tree_depth,
+           nb_precision_name(o->precision));
+    if (o->bench) printf("%.6g,%.6g\n", bench->force_mean, bench->step_mean);
+    else printf(",\n");
+}
+
+/* --bench's lines of the report. */
+static void report_bench(const run_ctx *r, const nb_bench *bench)
+{
+    const nb_options *o = r->o;
+    printf("  bench: %d timed steps after %d warm-up step%s (%s)\n",
+           bench->count, o->warmup, o->warmup == 1 ? "" : "s",
+           r->step->probe ? "bodies stay on the device, copies excluded" : "host clock");
+    printf("    force  median %10.4f ms   min %10.4f ms   mean %10.4f ms\n", bench->force_med,
+           bench->force_min, bench->force_mean);
+    printf("    step   median %10.4f ms   min %10.4f ms   mean %10.4f ms\n", bench->step_med,
+           bench->step_min, bench->step_mean);
+    printf("    rate   %.4g interactions/step, %.4g G interactions/s, %.1f GFLOP/s "
+           "(20 flops/interaction, median force time)\n",
+           bench->interactions, bench->inter_per_s * 1e-9, bench->gflops);
+    if (r->step->report) r->step->report(r->ctx, stdout);
+}
+
+/* The report for people: the run, the device, the frames, the view,
+ * --bench's times, --check's errors and energy. */
+static void report(const run_ctx *r, const run_result *res)
+{
+    const nb_step *step = r->step;
+    const nb_options *o = r->o;
+    const nb_run_info *info = &res->info;
+    printf("%s: %s\n", step->name, step->idea);
+    printf("  bodies %lld (", (long long)o->n);
+    print_text(stdout, o->ic);
+    printf(", seed %llu), %d steps", (unsigned long long)o->seed, o->steps);
+    if (o->bench && o->warmup > 0) printf(" (+%d warm-up)", o->warmup);
+    printf(" of dt %g, eps %g", o->dt, o->eps);
+    if (step->options & NB_OPT_THETA) printf(", theta %g", o->theta);
+    if (step->options & NB_OPT_PRECISION) printf(", precision %s", nb_precision_name(o->precision));
+    putchar('\n');
+    if (info->clock_mhz || info->block)
+        printf("  device %s (%d SMs, %d MHz), block %d, %.1f MiB on the device (%.0f B/body)\n",
+               info->device, info->sms, info->clock_mhz, info->block, info->device_bytes / 1048576.0,
+               info->device_bytes / (double)o->n);
+    else
+        printf("  cpu %s, %d thread%s\n", info->device, info->sms, info->sms == 1 ? "" : "s");
+    if (info->tree_nodes)
+        printf("  tree: %lld cells, depth %d\n", (long long)info->tree_nodes, info->tree_depth);
+    fputs(r->frames_how, stdout);
+    fputs(r->frames_time, stdout);
+    fputs(r->view_report, stdout);
+    if (o->bench) report_bench(r, &res->bench);
+    if (res->checked) {
+        const nb_errstats *err = &res->err;
+        printf("  check: %lld bodies vs double direct sum: median %.3g, p99 %.3g, max %.3g -> %s\n",
+               (long long)err->count, err->median, err->p99, err->max, res->pass ? "PASS" : "FAIL");
+        printf("    tolerance: %s\n", res->tol.why);
+        if (res->energy[0] != 0)
+            printf("  energy: E0 %.9g, E %.9g, relative change %.3g\n", res->energy[0], res->energy[1],
+                   (res->energy[1] - res->energy[0]) / fabs(res->energy[0]));
+    }
+}
+
+/* The command line, the bodies, the threads, the run, its report: the exit
+ * code (nb_main()). */
+static int nb_main_run(int argc, char **argv, const nb_step *step)
+{
+    const char *prog = step->name;
+    nb_options o;
+    int rc = command_line(argc, argv, &step, &o);
+    if (rc) return rc < 0 ? 0 : rc;
 
     run_ctx r;
     memset(&r, 0, sizeof r);
     r.step = step;
     r.o = &o;
-    if ((rc = bodies(&r, &o))) {
+    if (!(rc = bodies(&r, &o))) {
+        o.n = r.st.n;
+        rc = start_threads(step, &o);
+    }
+    if (rc) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         nb_state_free(&r.st);
         return rc;
     }
-    o.n = r.st.n;
-    /* the threads of the run, started now (a limit on threads is exit 3
-     * here, not libgomp's exit 1 later): a CPU code's --threads, and the
-     * double reference's for --check -- the same --threads, or at most
-     * NB_REF_THREADS beside a GPU code */
-    int cpu_code = (step->options & NB_OPT_THREADS) != 0;
-    int ref = cpu_code ? o.threads : omp_get_max_threads() < NB_REF_THREADS ? omp_get_max_threads()
-                                                                            : NB_REF_THREADS;
-    nb_ref_set_threads(ref);
-    int team = cpu_code ? o.threads : 1;
-    if (o.check && ref > team) team = ref;
-    if ((rc = nb_threads_start(team, cpu_code ? "use fewer --threads" : "run without --check"))) {
-        fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
-        nb_state_free(&r.st);
-        return rc;
-    }
-    nb_bench bench;
-    nb_errstats err;
-    double energy[2] = { 0, 0 };
-    int checked = 0;
-    memset(&bench, 0, sizeof bench);
-    memset(&err, 0, sizeof err);
-    rc = run(&r, &bench, &err, &checked, energy);
+    run_result res;
+    memset(&res, 0, sizeof res);
+    rc = run(&r, &res.bench, &res.err, &res.checked, res.energy);
 
-    nb_run_info info;
-    memset(&info, 0, sizeof info);
     if (!rc) {
-        if (step->info) step->info(r.ctx, &info);
-        else { nb_cpu_model(info.device, sizeof info.device); info.sms = o.threads; }
+        if (step->info) step->info(r.ctx, &res.info);
+        else { nb_cpu_model(res.info.device, sizeof res.info.device); res.info.sms = o.threads; }
     }
-    nb_tolerance tol = nb_tolerance_for_precision(step->tree, o.theta, o.n, o.precision);
-    int pass = checked ? nb_within_tolerance(&err, &tol) : 1;
-
-    if (!rc && o.csv) {
-        if (o.csv_header) puts(NB_CSV_HEADER);
-        printf("%s,%lld,%d,", step->name, (long long)o.n, o.steps);
-        csv_text(stdout, o.ic);
-        printf(",%llu,%g,%g,", (unsigned long long)o.seed, o.dt, o.eps);
-        if (step->options & NB_OPT_THETA) printf("%g", o.theta);
-        printf(",%d,%d,", info.block, (step->options & NB_OPT_THREADS) ? o.threads : 0);
-        csv_text(stdout, info.device);
-        printf(",%d,%d,", info.sms, info.clock_mhz);
-        if (o.bench)
-            printf("%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", bench.force_med, bench.force_min,
-                   bench.step_med, bench.step_min, bench.interactions, bench.inter_per_s, bench.gflops);
-        else
-            printf(",,,,,,,");
-        if (checked) printf("%.3g,%.3g,%.3g,", err.median, err.p99, err.max);
-        else printf(",,,");
-        printf("%.0f,%lld,%d,%s,", info.device_bytes, (long long)info.tree_nodes, info.tree_depth,
-               nb_precision_name(o.precision));
-        if (o.bench) printf("%.6g,%.6g\n", bench.force_mean, bench.step_mean);
-        else printf(",\n");
-    } else if (!rc) {
-        printf("%s: %s\n", step->name, step->idea);
-        printf("  bodies %lld (", (long long)o.n);
-        print_text(stdout, o.ic);
-        printf(", seed %llu), %d steps", (unsigned long long)o.seed, o.steps);
-        if (o.bench && o.warmup > 0) printf(" (+%d warm-up)", o.warmup);
-        printf(" of dt %g, eps %g", o.dt, o.eps);
-        if (step->options & NB_OPT_THETA) printf(", theta %g", o.theta);
-        if (step->options & NB_OPT_PRECISION) printf(", precision %s", nb_precision_name(o.precision));
-        putchar('\n');
-        if (info.clock_mhz || info.block)
-            printf("  device %s (%d SMs, %d MHz), block %d, %.1f MiB on the device (%.0f B/body)\n",
-                   info.device, info.sms, info.clock_mhz, info.block, info.device_bytes / 1048576.0,
-                   info.device_bytes / (double)o.n);
-        else
-            printf("  cpu %s, %d thread%s\n", info.device, info.sms, info.sms == 1 ? "" : "s");
-        if (info.tree_nodes)
-            printf("  tree: %lld cells, depth %d\n", (long long)info.tree_nodes, info.tree_depth);
-        fputs(r.frames_how, stdout);
-        fputs(r.frames_time, stdout);
-        fputs(r.view_report, stdout);
-        if (o.bench) {
-            printf("  bench: %d timed steps after %d warm-up step%s (%s)\n",
-                   bench.count, o.warmup, o.warmup == 1 ? "" : "s",
-                   step->probe ? "bodies stay on the device, copies excluded" : "host clock");
-            printf("    force  median %10.4f ms   min %10.4f ms   mean %10.4f ms\n", bench.force_med,
-                   bench.force_min, bench.force_mean);
-            printf("    step   median %10.4f ms   min %10.4f ms   mean %10.4f ms\n", bench.step_med,
-                   bench.step_min, bench.step_mean);
-            printf("    rate   %.4g interactions/step, %.4g G interactions/s, %.1f GFLOP/s "
-                   "(20 flops/interaction, median force time)\n",
-                   bench.interactions, bench.inter_per_s * 1e-9, bench.gflops);
-            if (step->report) step->report(r.ctx, stdout);
-        }
-        if (checked) {
-            printf("  check: %lld bodies vs double direct sum: median %.3g, p99 %.3g, max %.3g -> %s\n",
-                   (long long)err.count, err.median, err.p99, err.max, pass ? "PASS" : "FAIL");
-            printf("    tolerance: %s\n", tol.why);
-            if (energy[0] != 0)
-                printf("  energy: E0 %.9g, E %.9g, relative change %.3g\n", energy[0], energy[1],
-                       (energy[1] - energy[0]) / fabs(energy[0]));
-        }
-    }
+    res.tol = nb_tolerance_for_precision(step->tree, o.theta, o.n, o.precision);
+    res.pass = res.checked ? nb_within_tolerance(&res.err, &res.tol) : 1;
+    if (!rc && o.csv) report_csv(step, &o, &res);
+    else if (!rc) report(&r, &res);
     if (r.ctx) step->destroy(r.ctx);
     nb_state_free(&r.st);
     if (rc) {
         fprintf(stderr, "%s: %s\n", prog, nb_errmsg());
         return rc;
     }
-    if (!pass) {
+    if (!res.pass) {
         fprintf(stderr, "%s: check failed: median %.3g, p99 %.3g, max %.3g exceed the tolerance (%s)\n",
-                prog, err.median, err.p99, err.max, tol.why);
+                prog, res.err.median, res.err.p99, res.err.max, res.tol.why);
         return NB_EXIT_CHECK;
     }
     return 0;

@@ -23,7 +23,6 @@
 #include "nb_error.h"
 #include "nb_io.h"
 #include "nb_mem.h"
-#include "nb_options.h"
 
 #define STATE_BYTES_PER_BODY (7.0 * sizeof(float))
 /* The first line of a file written by --save; a file that has it must hold
@@ -68,6 +67,43 @@ static int grow(nb_state *s, int64_t *cap, const char *path)
 
 static const char *const field_name[7] = { "mass", "x", "y", "z", "vx", "vy", "vz" };
 
+/* The seven numbers of a body's line (p: its first character that is not
+ * a blank, the comment cut off) into v[], checked; NB_EXIT_USAGE with the
+ * line's number for anything else.  cut: the line has no newline (the end of
+ * the file); declared: the header's count, 0: no header. */
+static int read_body(const char *path, int64_t lineno, char *p, int cut, long long declared,
+                     double v[7])
+{
+    int k;
+    for (k = 0; k < 7; k++) {
+        char *end;
+        errno = 0;
+        v[k] = strtod(p, &end);
+        if (end == p || !isfinite(v[k]) || (*end && !strchr(" \t\r", *end))) break;
+        p = end;
+    }
+    while (k == 7 && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+    if ((k < 7 || *p) && cut && declared)
+        return nb_fail(NB_EXIT_USAGE, "%s:%lld: the file ends inside line %lld (no newline): cut "
+                       "short? (the header says %lld bodies)", path, (long long)lineno,
+                       (long long)lineno, declared);
+    if (k < 7 || *p)
+        return nb_fail(NB_EXIT_USAGE, "%s:%lld: malformed line: expected 7 finite numbers "
+                       "'m x y z vx vy vz'", path, (long long)lineno);
+    for (k = 0; k < 7 && isfinite((float)v[k]); k++) {}
+    if (k < 7)
+        return nb_fail(NB_EXIT_USAGE, "%s:%lld: %s %g overflows float (the steps compute in float: "
+                       "|value| <= %g)", path, (long long)lineno, field_name[k], v[k], (double)FLT_MAX);
+    if (v[0] < 0)
+        return nb_fail(NB_EXIT_USAGE, "%s:%lld: negative mass %g", path, (long long)lineno, v[0]);
+    if (v[0] > 0 && (float)v[0] < FLT_MIN) {    /* 1e-46 became 0, and was accepted */
+        return nb_fail(NB_EXIT_USAGE, "%s:%lld: mass %g becomes %g in float (below the smallest "
+                       "normal float %g, which the GPU flushes to 0): use 0 or a larger mass",
+                       path, (long long)lineno, v[0], (double)(float)v[0], (double)FLT_MIN);
+    }
+    return NB_OK;
+}
+
 int nb_state_read_src(nb_src *src, nb_state *s)
 {
     memset(s, 0, sizeof *s);
@@ -102,42 +138,7 @@ int nb_state_read_src(nb_src *src, nb_state *s)
         while (*p == ' ' || *p == '\t' || *p == '\r') p++;
         if (!*p) continue;
         double v[7];
-        int k;
-        for (k = 0; k < 7; k++) {
-            char *end;
-            errno = 0;
-            v[k] = strtod(p, &end);
-            if (end == p || !isfinite(v[k]) || (*end && !strchr(" \t\r", *end))) break;
-            p = end;
-        }
-        while (k == 7 && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
-        if ((k < 7 || *p) && cut && declared) {
-            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: the file ends inside line %lld (no newline): cut "
-                         "short? (the header says %lld bodies)", path, (long long)lineno,
-                         (long long)lineno, declared);
-            break;
-        }
-        if (k < 7 || *p) {
-            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: malformed line: expected 7 finite numbers "
-                         "'m x y z vx vy vz'", path, (long long)lineno);
-            break;
-        }
-        for (k = 0; k < 7 && isfinite((float)v[k]); k++) {}
-        if (k < 7) {
-            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: %s %g overflows float (the steps compute in float: "
-                         "|value| <= %g)", path, (long long)lineno, field_name[k], v[k], (double)FLT_MAX);
-            break;
-        }
-        if (v[0] < 0) {
-            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: negative mass %g", path, (long long)lineno, v[0]);
-            break;
-        }
-        if (v[0] > 0 && (float)v[0] < FLT_MIN) {    /* 1e-46 became 0, and was accepted */
-            rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: mass %g becomes %g in float (below the smallest "
-                         "normal float %g, which the GPU flushes to 0): use 0 or a larger mass",
-                         path, (long long)lineno, v[0], (double)(float)v[0], (double)FLT_MIN);
-            break;
-        }
+        if ((rc = read_body(path, lineno, p, cut, declared, v))) break;
         if (declared && n == declared) {
             rc = nb_fail(NB_EXIT_USAGE, "%s:%lld: a body past the %lld of the header (line 1)",
                          path, (long long)lineno, declared);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "nb_error.h"
 #include "nb_mem.h"
-#include "nb_options.h"
+#include "nb_parse.h"
 
 #define GIB 1073741824.0
 

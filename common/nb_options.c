@@ -19,62 +19,9 @@
 #include "nb_error.h"
 #include "nb_ic.h"
 #include "nb_options.h"
-#include "nb_view.h"
+#include "nb_view_help.h"
 
 #define NB_VERSION "nbody-lab 1.1"
-
-/* ---- strict number parsers ---------------------------------------------- */
-
-/* strtoll and friends skip leading white space (newlines included) and
- * accept a sign; a value must start with a digit, a sign or a point here. */
-static int starts_number(const char *s)
-{
-    return s && (*s == '-' || *s == '+' || *s == '.' || (*s >= '0' && *s <= '9'));
-}
-
-int nb_parse_i64(const char *s, int64_t *out)
-{
-    if (!starts_number(s)) return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end) return -1;
-    *out = v;
-    return 0;
-}
-
-int nb_parse_u64(const char *s, uint64_t *out)
-{
-    if (!starts_number(s) || *s == '-') return -1;      /* strtoull would wrap negatives */
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end) return -1;
-    *out = v;
-    return 0;
-}
-
-int nb_parse_double(const char *s, double *out)
-{
-    if (!starts_number(s)) return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v)) return -1;
-    if (errno == ERANGE && fabs(v) > 1.0) return -1;    /* overflow; underflow is checked in float */
-    *out = v;
-    return 0;
-}
-
-int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out)
-{
-    const char *v = getenv(name);
-    int64_t x;
-    if (!v || !*v) return 0;
-    if (nb_parse_i64(v, &x) || x < lo || x > hi) return -1;
-    *out = x;
-    return 1;
-}
 
 /* ---- the table ------------------------------------------------------------ */
 
@@ -335,62 +282,51 @@ static int parse_wxh(const char *s, int *w, int *h)
     return 0;
 }
 
-int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
+/* The row of argv[i] ('arg': "--name", "--name=value", "-x" or "-xVALUE"),
+ * the name to quote in messages and the value given with it (NULL: none
+ * yet); NB_EXIT_USAGE for an unknown option or a value a flag cannot take. */
+static int find_option(const char *arg, const char *prog, const opt_row **row, char *name,
+                       size_t name_len, const char **value)
 {
-    nb_options_default(o);
-    int help = 0, version = 0, warmup = 0, render_opt = 0, addr_given = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const opt_row *d = NULL;
-        const char *val = NULL;
-        char name[64];
-        if (arg[0] == '-' && arg[1] == '-' && arg[2]) {
-            const char *body = arg + 2;
-            const char *eq = strchr(body, '=');
-            size_t len = eq ? (size_t)(eq - body) : strlen(body);
-            for (int k = 0; k < NB_NOPTS; k++)
-                if (strlen(nb_opts[k].name) == len && !strncmp(nb_opts[k].name, body, len)) d = &nb_opts[k];
-            snprintf(name, sizeof name, "--%.*s", (int)(len < 40 ? len : 40), body);
-            if (!d) return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
-            if (eq) {
-                if (d->kind == K_FLAG || d->kind == K_HELP || d->kind == K_VERSION)
-                    return nb_fail(NB_EXIT_USAGE, "%s takes no value (got '%.200s')", name, arg);
-                val = eq + 1;
-            }
-        } else if (arg[0] == '-' && arg[1] && arg[1] != '-') {
-            for (int k = 0; k < NB_NOPTS; k++)
-                if (nb_opts[k].shrt && nb_opts[k].shrt == arg[1]) d = &nb_opts[k];
-            if (!d) return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
-            snprintf(name, sizeof name, "-%c/--%s", arg[1], d->name);
-            if (arg[2]) {
-                if (d->kind == K_FLAG || d->kind == K_HELP || d->kind == K_VERSION)
-                    return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
-                val = arg + 2;             /* -n4096 */
-            }
-        } else {
-            return nb_fail(NB_EXIT_USAGE, "unexpected argument '%.200s' (options start with '-'; see %s --help)",
-                           arg, prog);
+    const opt_row *d = NULL;
+    const char *val = NULL;
+    if (arg[0] == '-' && arg[1] == '-' && arg[2]) {
+        const char *body = arg + 2;
+        const char *eq = strchr(body, '=');
+        size_t len = eq ? (size_t)(eq - body) : strlen(body);
+        for (int k = 0; k < NB_NOPTS; k++)
+            if (strlen(nb_opts[k].name) == len && !strncmp(nb_opts[k].name, body, len)) d = &nb_opts[k];
+        snprintf(name, name_len, "--%.*s", (int)(len < 40 ? len : 40), body);
+        if (!d) return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
+        if (eq) {
+            if (d->kind == K_FLAG || d->kind == K_HELP || d->kind == K_VERSION)
+                return nb_fail(NB_EXIT_USAGE, "%s takes no value (got '%.200s')", name, arg);
+            val = eq + 1;
         }
-        if (d->steps && !(d->steps & options))
-            return nb_fail(NB_EXIT_USAGE, "%s does not apply to %s (it is an option of %s)", name, prog,
-                           d->owner);
-        int takes_value = d->kind != K_FLAG && d->kind != K_HELP && d->kind != K_VERSION;
-        if (takes_value && !val) {
-            if (i + 1 >= argc) return nb_fail(NB_EXIT_USAGE, "%s needs a value: %s", name, d->help);
-            val = argv[++i];
+    } else if (arg[0] == '-' && arg[1] && arg[1] != '-') {
+        for (int k = 0; k < NB_NOPTS; k++)
+            if (nb_opts[k].shrt && nb_opts[k].shrt == arg[1]) d = &nb_opts[k];
+        if (!d) return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
+        snprintf(name, name_len, "-%c/--%s", arg[1], d->name);
+        if (arg[2]) {
+            if (d->kind == K_FLAG || d->kind == K_HELP || d->kind == K_VERSION)
+                return nb_fail(NB_EXIT_USAGE, "unknown option '%.200s' (see %s --help)", arg, prog);
+            val = arg + 2;             /* -n4096 */
         }
-        int rc = set_value(d, name, val ? val : "", o);
-        if (rc) return rc;
-        if (d->kind == K_HELP) help = 1;
-        if (d->kind == K_VERSION) version = 1;
-        if (d->field == F(n)) o->n_given = 1;
-        if (d->field == F(warmup)) warmup = 1;
-        if (d->field == F(render_every) || d->field == F(render_size)) render_opt = 1;
-        if (d->field == F(serve_addr)) addr_given = 1;
-        o->given |= d->steps;
+    } else {
+        return nb_fail(NB_EXIT_USAGE, "unexpected argument '%.200s' (options start with '-'; see %s --help)",
+                       arg, prog);
     }
-    if (help) { nb_print_help(stdout, prog, options); return -1; }
-    if (version) { printf("%s (%s)\n", prog, NB_VERSION); return -1; }
+    *row = d;
+    *value = val;
+    return 0;
+}
+
+/* What the options given say together (after the loop: the order of the
+ * options does not matter).  warmup, render_opt, addr_given: --warmup,
+ * --render-every or --render-size, --serve-addr were given. */
+static int check_together(nb_options *o, int warmup, int render_opt, int addr_given)
+{
     if (o->csv_header) o->csv = 1;
     if (o->render_tree && !o->render_dir)
         return nb_fail(NB_EXIT_USAGE, "--render-tree needs --render DIR");
@@ -428,4 +364,38 @@ int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, 
     if (!nb_ic_is_model(o->ic) && !strncmp(o->ic, "tipsy:", 6) && !o->ic[6])
         return nb_fail(NB_EXIT_USAGE, "--ic: 'tipsy:' needs a file name (tipsy:FILE)");
     return 0;
+}
+
+int nb_parse_options(int argc, char **argv, unsigned options, const char *prog, nb_options *o)
+{
+    nb_options_default(o);
+    int help = 0, version = 0, warmup = 0, render_opt = 0, addr_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const opt_row *d = NULL;
+        const char *val = NULL;
+        char name[64];
+        int rc = find_option(arg, prog, &d, name, sizeof name, &val);
+        if (rc) return rc;
+        if (d->steps && !(d->steps & options))
+            return nb_fail(NB_EXIT_USAGE, "%s does not apply to %s (it is an option of %s)", name, prog,
+                           d->owner);
+        int takes_value = d->kind != K_FLAG && d->kind != K_HELP && d->kind != K_VERSION;
+        if (takes_value && !val) {
+            if (i + 1 >= argc) return nb_fail(NB_EXIT_USAGE, "%s needs a value: %s", name, d->help);
+            val = argv[++i];
+        }
+        rc = set_value(d, name, val ? val : "", o);
+        if (rc) return rc;
+        if (d->kind == K_HELP) help = 1;
+        if (d->kind == K_VERSION) version = 1;
+        if (d->field == F(n)) o->n_given = 1;
+        if (d->field == F(warmup)) warmup = 1;
+        if (d->field == F(render_every) || d->field == F(render_size)) render_opt = 1;
+        if (d->field == F(serve_addr)) addr_given = 1;
+        o->given |= d->steps;
+    }
+    if (help) { nb_print_help(stdout, prog, options); return -1; }
+    if (version) { printf("%s (%s)\n", prog, NB_VERSION); return -1; }
+    return check_together(o, warmup, render_opt, addr_given);
 }

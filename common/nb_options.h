@@ -15,6 +15,8 @@
 #define NB_OPTIONS_H
 #include <stdint.h>
 #include <stdio.h>
+#include "nb_parse.h"
+#include "nb_state.h"   /* NB_MAX_N */
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,7 +42,6 @@ enum { NB_PREC_SINGLE = 0, NB_PREC_DOUBLE = 1, NB_PREC_MIXED = 2 };
 /* "single", "double", "mixed" ("?" for anything else) */
 const char *nb_precision_name(int precision);
 
-#define NB_MAX_N      2147483647LL   /* bodies are indexed with int32 on the GPU */
 #define NB_MAX_STEPS  1000000000
 
 typedef struct nb_options {
@@ -93,18 +94,7 @@ void nb_print_help(FILE *out, const char *prog, unsigned options);
  * else 0. */
 int nb_options_fit(const nb_options *o, unsigned options, const char *prog, const char *which);
 
-/* Strict number parsers, used by the CLI.  They return 0 on success, -1 on
- * garbage, leading or trailing characters (white space included), overflow,
- * NaN or inf. */
-int nb_parse_i64(const char *s, int64_t *out);
-int nb_parse_u64(const char *s, uint64_t *out);
-int nb_parse_double(const char *s, double *out);
-
-/* A number in the environment (the test hooks: NB_FAKE_MEM_AVAILABLE,
- * NB_FAKE_GPU_FAIL, ...): 1 with *out if 'name' holds a decimal integer in
- * [lo, hi] (nb_parse_i64: no "1e3", no "0x100000", no "12x"), 0 if it is
- * unset or empty, -1 if it holds anything else (the callers ignore it). */
-int nb_env_i64(const char *name, int64_t lo, int64_t hi, int64_t *out);
+/* The strict number parsers and nb_env_i64() are nb_parse.h's (included above). */
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 extern "C" {
 #endif
 
+#define NB_MAX_N      2147483647LL   /* bodies are indexed with int32 on the GPU */
+
 typedef struct nb_state {
     int64_t n;
     float  *m, *x, *y, *z, *vx, *vy, *vz;

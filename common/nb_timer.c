@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "nb_options.h"
+#include "nb_parse.h"
 #include "nb_timer.h"
 
 double nb_now_ms(void)

@@ -46,7 +46,6 @@
 #include "nb_error.h"
 #include "nb_io.h"
 #include "nb_mem.h"
-#include "nb_options.h"
 #include "nb_state.h"
 
 #define TIPSY_HEADER 32

@@ -31,6 +31,8 @@
 include $(dir $(lastword $(MAKEFILE_LIST)))config.mk
 NB_LINT      := $(TOP_DIR)/scripts/grade/student_lint.sh
 NB_LINT_DEPS := $(NB_LINT) $(TOP_DIR)/scripts/grade/student_lint.awk
+# common/'s headers, the core's and the view's (common/view/)
+NB_COMMON_HDRS := $(wildcard $(TOP_DIR)/common/*.h $(TOP_DIR)/common/view/*.h)
 
 IMPL_OBJS := $(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FORCE_SRCS:.c=.o)) $(CU_SRCS:.cu=.o)
 # An earlier step's code is linked, never copied: its libstep.a, built by its
@@ -41,9 +43,9 @@ ifneq ($(strip $(CU_SRCS)),)
 LIBS      += $(CUDA_COMMON_LIB)
 EXTRA_LIBS := $(CUDA_LIBS) -lstdc++
 endif
-# PNG frames come with common/ (nb_render.c).
+# PNG frames come with common/ (view/nb_render.c).
 EXTRA_LIBS += $(PNG_LIBS)
-# A GPU step's view copies its bodies on the device (common/nb_gl_cuda.cu,
+# A GPU step's view copies its bodies on the device (common/view/nb_gl_cuda.cu,
 # which nb_gl.c refers to weakly: -u pulls it out of libnbcuda.a).
 ifneq ($(strip $(CU_SRCS)),)
 ifneq ($(GL_FOUND),)
@@ -69,7 +71,7 @@ ASAN_OBJS := $(addprefix asan/,$(filter-out main.o main_%.o,$(C_SRCS:.c=.o) $(FO
 asan/libstep.a: $(ASAN_OBJS) $(CU_SRCS:.cu=.o)
 	$(Q)rm -f $@ && ar rcs $@ $^
 $(addprefix asan/,$(FORCE_SRCS:.c=.o)): FORCE_FLAGS = $(FORCE_CFLAGS)
-asan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
+asan/%.o: %.c $(wildcard *.h) $(NB_COMMON_HDRS) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
 	@mkdir -p asan
 	$(Q)$(NB_LINT) --san '$(NB_ASAN_FLAGS)' $@ $< -- $(CC) $(CFLAGS) $(FORCE_FLAGS)
 
@@ -79,7 +81,7 @@ TSAN_OBJS := $(patsubst asan/%,tsan/%,$(ASAN_OBJS))
 tsan/libstep.a: $(TSAN_OBJS) $(CU_SRCS:.cu=.o)
 	$(Q)rm -f $@ && ar rcs $@ $^
 $(addprefix tsan/,$(FORCE_SRCS:.c=.o)): FORCE_FLAGS = $(FORCE_CFLAGS)
-tsan/%.o: %.c $(wildcard *.h) $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
+tsan/%.o: %.c $(wildcard *.h) $(NB_COMMON_HDRS) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
 	@mkdir -p tsan
 	$(Q)$(NB_LINT) $@ $< -- $(TSAN_CC) $(TSAN_CFLAGS) $(FORCE_FLAGS)
 
@@ -92,13 +94,13 @@ $(COMMON_LIB) $(CUDA_COMMON_LIB): common
 common:
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(TOP_DIR)/common $(if $(strip $(CU_SRCS)),all,host)
 
-$(FORCE_SRCS:.c=.o): %.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
+$(FORCE_SRCS:.c=.o): %.o: %.c $(NB_COMMON_HDRS) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
 	$(Q)$(NB_LINT) $@ $< -- $(CC) $(CFLAGS) $(FORCE_CFLAGS)
 
-%.o: %.c $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
+%.o: %.c $(NB_COMMON_HDRS) Makefile $(NB_MODE_FILE) $(NB_LINT_DEPS)
 	$(Q)$(NB_LINT) $@ $< -- $(CC) $(CFLAGS)
 
-%.o: %.cu $(wildcard $(TOP_DIR)/common/*.h) Makefile $(NB_LINT_DEPS)
+%.o: %.cu $(NB_COMMON_HDRS) Makefile $(NB_LINT_DEPS)
 	$(Q)$(NB_LINT) $@ $< -- $(NVCC) $(NVCCFLAGS)
 
 # the main objects of the extra programs are kept (no "rm main_tuned.o")

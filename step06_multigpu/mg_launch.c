@@ -3,7 +3,7 @@
  *
  * The MPI launch (main_mpi.c): rank 0 runs nb_main() and sends every call
  * to the other ranks first (the team's bcast, mg_tell()); the others do
- * what it asks (mg_follow()) until it quits (mg_quit()).
+ * what it asks (mg_follow(), mg_follow.c) until it quits (mg_quit()).
  *
  * No hang: the communicators are non-blocking (config.blocking = 0); the
  * host never blocks while a collective is in flight, it polls the
@@ -28,14 +28,6 @@
 #include "nb_cuda.h"
 
 #define MG_TIMEOUT_S 300.0
-
-/* The header of a call sent from rank 0 to the other ranks (MPI mode). */
-typedef struct mg_msg { int op, steps, timed, rc; } mg_msg;
-typedef struct mg_params {
-    int64_t n;
-    double dt, eps, theta;
-    int block, poison, gpus, pad;
-} mg_params;
 
 static const mg_team *g_team;       /* set by main_mpi.c */
 
@@ -270,7 +262,7 @@ int mg_tell(mg *m, int op, int steps, int timed)
 }
 
 /* MPI mode: the state from rank 0 to every rank (7 arrays of n floats). */
-static int bcast_state(nb_state *s)
+int mg_bcast_state(nb_state *s)
 {
     float *a[7] = { s->m, s->x, s->y, s->z, s->vx, s->vy, s->vz };
     for (int k = 0; k < 7; k++)
@@ -286,60 +278,7 @@ int mg_tell_init(mg *m, const nb_state *s, const nb_options *o)
     mg_params p = { s->n, o->dt, o->eps, o->theta, o->block, o->poison, o->gpus, 0 };
     if ((rc = mg_tell(m, OP_INIT, 0, 0))) return rc;
     if (m->team->bcast(&p, sizeof p)) return nb_fail(NB_EXIT_RUNTIME, "MPI: broadcast failed");
-    return bcast_state((nb_state *)s);
-}
-
-/* ---- MPI mode: the ranks other than 0 ---------------------------------- */
-
-int mg_follow(void)
-{
-    mg *m = NULL;
-    for (;;) {
-        mg_msg h;
-        if (g_team->bcast(&h, sizeof h)) g_team->abort_all(NB_EXIT_RUNTIME);
-        int rc = 0;
-        mg_call c = { h.op, h.steps, h.timed, NULL, NULL };
-        switch (h.op) {
-        case OP_QUIT:
-            return h.rc;
-        case OP_INIT: {
-            mg_params p;
-            nb_state s;
-            memset(&s, 0, sizeof s);
-            if (g_team->bcast(&p, sizeof p)) g_team->abort_all(NB_EXIT_RUNTIME);
-            nb_options o;
-            nb_options_default(&o);
-            o.n = p.n; o.dt = p.dt; o.eps = p.eps; o.theta = p.theta;
-            o.block = p.block; o.poison = p.poison; o.gpus = p.gpus;
-            rc = nb_state_alloc(&s, p.n);
-            if (!rc) rc = bcast_state(&s);
-            if (!rc) rc = mg_create(&m, p.n, &o);
-            if (!rc) rc = mg_start(m, &s);
-            nb_state_free(&s);
-            break;
-        }
-        case OP_ADVANCE:
-            if (h.timed) rc = mg_grow_recs(&m->cur, &m->cap_cur, (size_t)h.steps * m->P);
-            if (!rc) rc = mg_run_all(m, &c);
-            break;
-        case OP_FORCE:
-        case OP_DOWNLOAD:
-            rc = mg_run_all(m, &c);
-            break;
-        case OP_DESTROY:
-            mg_destroy(m);
-            m = NULL;
-            break;
-        default:
-            rc = nb_fail(NB_EXIT_RUNTIME, "internal error: rank %d got operation %d", g_team->rank,
-                         h.op);
-        }
-        if (rc) {
-            fprintf(stderr, "step06_multigpu: rank %d: %s\n", g_team->rank, nb_errmsg());
-            fflush(stderr);
-            g_team->abort_all(rc);
-        }
-    }
+    return mg_bcast_state((nb_state *)s);
 }
 
 int mg_quit(int rc)

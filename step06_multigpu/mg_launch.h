@@ -68,12 +68,22 @@ int  mg_run_end(mg *m);
  * and stream freed. */
 int  mg_gpu_destroy(mg *m, mg_gpu *w);
 
+/* The header of a call sent from rank 0 to the other ranks (MPI mode). */
+typedef struct mg_msg { int op, steps, timed, rc; } mg_msg;
+typedef struct mg_params {
+    int64_t n;
+    double dt, eps, theta;
+    int block, poison, gpus, pad;
+} mg_params;
+/* MPI mode: the bodies from rank 0 to every rank (7 arrays of n floats). */
+int  mg_bcast_state(nb_state *s);
+
 /* Rank 0 under mpirun: the other ranks do the call too (no-op otherwise);
  * mg_tell_init() sends OP_INIT, the options and the bodies. */
 int  mg_tell(mg *m, int op, int steps, int timed);
 int  mg_tell_init(mg *m, const nb_state *s, const nb_options *o);
 
-/* mg.c's calls that mg_follow() runs on the other ranks. */
+/* mg.c's calls that mg_follow() (mg_follow.c) runs on the other ranks. */
 int  mg_create(mg **out, int64_t n, const nb_options *o);
 int  mg_start(mg *m, const nb_state *s);
 int  mg_run_all(mg *m, const mg_call *c);

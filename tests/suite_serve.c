@@ -1,4 +1,4 @@
-/* suite_serve.c -- --serve, the view in a browser (common/nb_serve.c), in the
+/* suite_serve.c -- --serve, the view in a browser (common/view/nb_serve.c), in the
  * common runner: the kit's own code, run through tests/serve_prog (nb_main()
  * with a step of known motion, no student code) and checked from outside by
  * tests/serve_check.py, which starts the program itself, unboxed (a boxed

@@ -1,4 +1,4 @@
-/* suite_view.c -- the GL view (common/nb_gl.c, nb_egl.c, nb_view.c) and the
+/* suite_view.c -- the GL view (common/view/nb_gl.c, nb_egl.c, nb_view.c) and the
  * frame writer (nb_frames.c), in the common runner: no step's code, the
  * view is driven with a test step of known motion (bodies turning about
  * the z axis by 0.01 rad a step, a fixed two-level tree).
@@ -963,11 +963,11 @@ void nb_suite_view_register(void)
     nb_grade_suite("view window", window_tests, "built without GLFW (install libglfw3-dev)");
 #endif
 #else
-    nb_grade_suite("view", gl_tests, "built without OpenGL (common/gl.mk: install libegl-dev "
+    nb_grade_suite("view", gl_tests, "built without OpenGL (common/view/gl.mk: install libegl-dev "
                    "libopengl-dev libstb-dev)");
-    nb_grade_suite("view sprites", gl_tests, "built without OpenGL (common/gl.mk: install libegl-dev "
+    nb_grade_suite("view sprites", gl_tests, "built without OpenGL (common/view/gl.mk: install libegl-dev "
                    "libopengl-dev libstb-dev)");
-    nb_grade_suite("view window", window_tests, "built without OpenGL (common/gl.mk: install "
+    nb_grade_suite("view window", window_tests, "built without OpenGL (common/view/gl.mk: install "
                    "libegl-dev libopengl-dev libglfw3-dev libstb-dev)");
 #endif
 }

@@ -70,7 +70,7 @@ command -v sha256sum >/dev/null 2>&1 || { echo "check-all: no sha256sum (coreuti
 integ=$res/.integrity
 mkdir -p "$integ" && : > "$integ/tampered" && : > "$integ/checks" || { echo "check-all: cannot write $integ" >&2; exit 2; }
 # what the build makes in the kit's folders (programs are hashed after it)
-kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|\.check-all\.lock)$|^common/(\.build-mode|nb_serve_page\.c)$'
+kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|\.check-all\.lock)$|^common/(\.build-mode|view/nb_serve_page\.c)$'
 kit_paths() {   # TYPE (f: files, l: symbolic links): the kit's, NUL-separated, relative, sorted
   (cd "$top" && { find tests common scripts .ci -type "$1" -print0 2>/dev/null
                   find . -maxdepth 2 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) \

@@ -13,18 +13,22 @@ scratch folder; its own scripts/setup/diff_step.sh counts its `make diff`):
                     "going further" folders (tuned/, precision/)
   make diff         the lines `make diff STEP=NN` prints, steps 02 to 06
   top level         the tracked entries at the top of the tree (dot files aside)
-  core              common/'s own C/CUDA sources (not its view/ folder)
+  core              common/'s own C/CUDA sources (not its view/ folder), and
+                    its longest function (from the first line of its signature
+                    to its closing brace; the kit's style: a function's "{" and
+                    "}" in column 0)
   largest           the largest C/CUDA source of each folder
-  circles           modules (a .c/.cu with its .h) of common/ and of the step
-                    folders that reach themselves again through the calls of
-                    their functions (to the module that defines the function)
-                    or the #include of one header by another (strongly
-                    connected components of more than one module)
+  circles           C/CUDA files of common/ and of the step folders that reach
+                    themselves again through the headers they include and the
+                    functions they call (a call leads to the file that defines
+                    the function): strongly connected components of more than
+                    one file
 
 --write FILE writes the Markdown table (FILE: docs/layout.md); --check FILE
 measures the tree again and compares it with FILE's "now" column, and checks
-the targets: `make diff` STEP=05 <= 1300 lines, STEP=06 <= 700, no lesson
-folder holds a tuned build's file, no circle; --targets checks the targets
+the targets: `make diff` STEP=05 <= 1300 lines, STEP=06 <= 700, the core
+<= 4500 lines and no function of it over 80, no lesson folder holds a tuned
+build's file, no circle; --targets checks the targets
 alone (the student kit, whose tree differs from the table's).  Exit 0, 1 (a check failed),
 2 (bad usage or REV unknown).
 """
@@ -38,6 +42,7 @@ CODE_EXT = ('.c', '.h', '.cu', '.cuh')
 SCRIPT_EXT = ('.sh', '.py', '.awk', '.gp', '.mk')
 FURTHER = ('tuned', 'precision')
 TARGETS = {'05': 1300, '06': 700}
+CORE_MAX_LINES, CORE_MAX_FUNC = 4500, 80
 
 
 def tracked(top):
@@ -67,7 +72,9 @@ def is_lesson(f):
 
 
 def diff_lines(top, nn):
-    r = subprocess.run(['bash', 'scripts/setup/diff_step.sh', nn], cwd=top, capture_output=True)
+    script = next((s for s in ('scripts/setup/diff_step.sh', 'scripts/diff_step.sh')   # (an older tree's)
+                   if os.path.isfile(os.path.join(top, s))), 'scripts/setup/diff_step.sh')
+    r = subprocess.run(['bash', script, nn], cwd=top, capture_output=True)
     if r.returncode != 0:
         return None
     return r.stdout.count(b'\n')
@@ -79,48 +86,45 @@ INC_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT_RE = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
 
 
-def modules(top, files):
-    """module (path without extension) -> its sources' text, comments removed"""
-    mods = {}
+def sources(top, files):
+    """the C/CUDA files of common/ and of the step folders -> their text,
+    comments removed"""
+    out = {}
     for f in files:
-        if not is_code(f):
-            continue
         top_dir = f.split('/')[0]
-        if top_dir != 'common' and not re.match(r'step\d\d_', top_dir):
+        if not is_code(f) or (top_dir != 'common' and not re.match(r'step\d\d_', top_dir)):
             continue
         with open(os.path.join(top, f), encoding='utf-8', errors='replace') as fh:
-            text = COMMENT_RE.sub(' ', fh.read())
-        mods.setdefault(os.path.splitext(f)[0], []).append((f, text))
-    return mods
+            out[f] = COMMENT_RE.sub(' ', fh.read())
+    return out
 
 
-def graph(mods):
-    """module -> the modules it needs: the functions its .c/.cu calls (where
-    they are defined; main() aside) and the headers its headers include"""
-    defined = {}                                    # function name -> its modules
-    for m, srcs in mods.items():
-        for f, text in srcs:
-            if f.endswith(('.c', '.cu')):
-                for name in DEF_RE.findall(text):
-                    if name != 'main':
-                        defined.setdefault(name, set()).add(m)
-    by_header = {}                                  # header file name -> module
-    for m, srcs in mods.items():
-        for f, _ in srcs:
-            if f.endswith(('.h', '.cuh')):
-                by_header.setdefault(os.path.basename(f), set()).add(m)
-    edges = {m: set() for m in mods}
+def graph(srcs):
+    """file -> the files it needs: the headers it includes, and for a .c/.cu
+    the files that define the functions it calls (main() aside; a function
+    it defines itself is its own)"""
+    defined = {}                                    # function name -> the files defining it
+    for f, text in srcs.items():
+        if f.endswith(('.c', '.cu')):
+            for name in DEF_RE.findall(text):
+                if name != 'main':
+                    defined.setdefault(name, set()).add(f)
+    by_name = {}                                    # header name -> its files
+    for f in srcs:
+        if f.endswith(('.h', '.cuh')):
+            by_name.setdefault(os.path.basename(f), []).append(f)
+    edges = {f: set() for f in srcs}
     call_re = re.compile(r'\b(' + '|'.join(map(re.escape, sorted(defined))) + r')\s*\(') if defined else None
-    for m, srcs in mods.items():
-        for f, text in srcs:
-            if f.endswith(('.c', '.cu')) and call_re:
-                for name in call_re.findall(text):
-                    if m not in defined[name]:      # not its own function
-                        edges[m] |= defined[name]
-            if f.endswith(('.h', '.cuh')):
-                for h in INC_RE.findall(text):
-                    edges[m] |= {t for t in by_header.get(os.path.basename(h), ())
-                                 if t != m and t.split('/')[0] == m.split('/')[0]}
+    for f, text in srcs.items():
+        for inc in INC_RE.findall(text):
+            cands = by_name.get(os.path.basename(inc), [])
+            near = [c for c in cands if os.path.dirname(c) == os.path.dirname(f)] or \
+                   [c for c in cands if c.split('/')[0] == 'common'] or cands
+            edges[f] |= set(near) - {f}
+        if f.endswith(('.c', '.cu')) and call_re:
+            for name in call_re.findall(text):
+                if f not in defined[name]:
+                    edges[f] |= defined[name]
     return edges
 
 
@@ -155,6 +159,38 @@ def circles(edges):
         if v not in index:
             visit(v)
     return out
+
+
+def longest_function(top, files):
+    """(lines, 'file:line name') of the longest function of the core"""
+    best = (0, '-')
+    for f in files:
+        if not (f.startswith('common/') and f.count('/') == 1 and f.endswith(('.c', '.cu'))):
+            continue
+        sig = start = 0
+        inside = False
+        name = ''
+        with open(os.path.join(top, f), encoding='utf-8', errors='replace') as fh:
+            lines = fh.read().split('\n')
+        for i, l in enumerate(lines, 1):
+            if not inside:
+                if re.match(r'[A-Za-z_].*\)\s*\{\s*$', l):
+                    inside, start, name = True, i, l
+                    continue
+                if re.match(r'[A-Za-z_].*\(', l) and not re.search(r';\s*$', l) and not sig:
+                    sig, name = i, l
+                elif l.startswith('{') and sig:
+                    inside, start = True, sig
+                    continue
+                if re.search(r';\s*$', l):
+                    sig = 0
+            elif l.startswith('}'):
+                n = i - start + 1
+                if n > best[0]:
+                    fn = re.split(r'[\s*]+', name.split('(')[0].strip())[-1]
+                    best = (n, '%s:%d %s' % (f, start, fn))
+                inside, sig = False, 0
+    return best
 
 
 def tuned_in_lesson(top, files):
@@ -194,10 +230,12 @@ def measure(top):
         'top-level entries': str(len({f.split('/')[0] for f in files if not f.startswith('.')})),
         'core (common/ without view/)': str(core),
     }
+    n, where = longest_function(top, files)
+    m["core's longest function"] = '%d (%s)' % (n, where)
     for nn in ('02', '03', '04', '05', '06'):
         n = diff_lines(top, nn)
         m['make diff STEP=%s' % nn] = '-' if n is None else str(n)
-    circ = circles(graph(modules(top, files)))
+    circ = circles(graph(sources(top, files)))
     m['circles'] = '; '.join(' -> '.join(os.path.basename(x) for x in c) for c in circ) or 'none'
     m['tuned files in lesson folders'] = ', '.join(tuned_in_lesson(top, files)) or 'none'
     for d in sorted(largest):
@@ -263,6 +301,12 @@ def main(argv):
                 print('layout.py: make diff STEP=%s prints %s lines; at most %d (one idea per step)'
                       % (nn, got, most), file=sys.stderr)
                 ok = False
+        core = int(now['core (common/ without view/)'])
+        longest = int(now["core's longest function"].split()[0])
+        if core > CORE_MAX_LINES or longest > CORE_MAX_FUNC:
+            print('layout.py: the core is %d lines (at most %d), its longest function %s (at most %d)'
+                  % (core, CORE_MAX_LINES, now["core's longest function"], CORE_MAX_FUNC), file=sys.stderr)
+            ok = False
         for k in ('tuned files in lesson folders', 'circles'):
             if now[k] != 'none':
                 print('layout.py: %s: %s' % (k, now[k]), file=sys.stderr)
@@ -283,7 +327,8 @@ def main(argv):
                  'Generated by `make layout` (scripts/tables/layout.py, whose header defines each measure);\n'
                  '`tests/suite_docs.c` measures the tree again and compares it with the "now" column,\n'
                  'and checks the targets: `make diff` STEP=05 at most %d lines, STEP=06 at most %d,\n'
-                 'no tuned build\'s file in a lesson folder, no circle.\n\n' % (TARGETS['05'], TARGETS['06']))
+                 'the core at most %d lines and no function of it over %d, no tuned build\'s file in a\n'
+                 'lesson folder, no circle.\n\n' % (TARGETS['05'], TARGETS['06'], CORE_MAX_LINES, CORE_MAX_FUNC))
         tmpf = write + '.tmp'
         with open(tmpf, 'w', encoding='utf-8') as f:
             f.write(intro + out)

@@ -15,7 +15,7 @@
  * Napkin math: 1M bodies read 28 B and write 20 B each, 48 MB per frame:
  * ~20 us at H100 bandwidth, against the milliseconds of the draw.
  *
- * Built only where the kit finds OpenGL (common/gl.mk); the GPU steps link
+ * Built only where the kit finds OpenGL (common/view/gl.mk); the GPU steps link
  * it with -u nb_glcuda_open (common/step.mk), nb_gl.c refers to it weakly. */
 #include <stdlib.h>
 #include <string.h>

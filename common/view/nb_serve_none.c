@@ -1,4 +1,4 @@
-/* nb_serve_none.c -- --serve in a build without its libraries (common/serve.mk
+/* nb_serve_none.c -- --serve in a build without its libraries (common/view/serve.mk
  * could not find them; NB_SERVE_WHY says why): --serve exits 2 with that
  * reason.  The view calls nothing else of nb_serve.h then. */
 #include "nb_error.h"

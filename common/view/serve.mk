@@ -1,4 +1,4 @@
-# common/serve.mk -- the live view in a browser (--serve PORT), included by
+# common/view/serve.mk -- the live view in a browser (--serve PORT), included by
 # common/config.mk after gl.mk, so every Makefile of the kit sees the same
 # answer.  Optional like the view: where a library is missing the kit builds
 # without it, `make` prints why, and --serve exits 2 saying so.

@@ -1,4 +1,4 @@
-/* nb_view_none.c -- the view in a build without OpenGL (common/gl.mk could
+/* nb_view_none.c -- the view in a build without OpenGL (common/view/gl.mk could
  * not find it; NB_GL_WHY says why): --view exits 2 with that reason, and
  * --render's GL frames are not there, so nb_main() draws them with the CPU
  * splatter. */

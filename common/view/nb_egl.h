@@ -1,4 +1,4 @@
-/* nb_egl.h -- a headless OpenGL context (common/nb_egl.c): the NVIDIA EGL
+/* nb_egl.h -- a headless OpenGL context (common/view/nb_egl.c): the NVIDIA EGL
  * device platform on a GPU server, Mesa (llvmpipe) on a machine without a
  * GPU, no display needed on either. */
 #ifndef NB_EGL_H

@@ -1,10 +1,11 @@
 /* nb_view.h -- what nb_main() asks of the GL view: the live window (--view)
- * and --render's GL frames.  common/nb_view.c implements it where the kit
- * is built with OpenGL (common/gl.mk), common/nb_view_none.c where it is not
- * (--view then exits 2 saying why, and --render falls back to the CPU
- * splatter).
+ * and --render's GL frames.  common/view/nb_view.c implements it where
+ * the kit is built with OpenGL (common/view/gl.mk),
+ * common/view/nb_view_none.c where it is not (--view then exits 2 saying
+ * why, and --render falls back to the CPU splatter).
  *
- * The window, and the keys that --help lists (NB_VIEW_KEYS_HELP): space
+ * The window, and the keys that --help lists (NB_VIEW_KEYS_HELP,
+ * nb_view_help.h): space
  * pause/resume, '.' one step, 't' tree overlay (tree codes), '[' / ']' its
  * depth, 'c' colour mode (mass per pixel, body mass, speed), 's'
  * screenshot (nbody_<program>_<step>.png in the current directory, _1, _2
@@ -48,6 +49,7 @@
 #include "nb_render.h"
 #include "nb_state.h"
 #include "nb_step.h"
+#include "nb_view_help.h"   /* NB_VIEW_KEYS_HELP, NB_SERVE_HELP */
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,16 +57,6 @@ extern "C" {
 #define NB_VIEW_BUDGET 0.04
 #define NB_VIEW_SLOWEST_MS 250.0
 #define NB_VIEW_ENERGY_MAX_N 8192
-#define NB_VIEW_KEYS_HELP \
-    "view keys: space pause/resume, . one step, t tree overlay, [ ] tree depth, c colour mode,\n" \
-    "  s screenshot (PNG in the current directory), r reset camera, arrows or mouse drag rotate,\n" \
-    "  + - or wheel zoom, q or Esc quit; Ctrl-C stops the run as q does (a second one kills it)\n"
-#define NB_SERVE_HELP \
-    "--serve PORT, for a GPU server reached over ssh (no display needed): the program prints a URL\n" \
-    "  with a random token; on your own machine run  ssh -L PORT:localhost:PORT SERVER  and open\n" \
-    "  that URL (http://localhost:PORT/?token=...).  The page shows the picture and the heads-up\n" \
-    "  line and has the keys above as buttons; screenshots download to the browser.  The run\n" \
-    "  goes on when the page closes; with its steps done it ends when no page is open.\n"
 
 /* The run as the view drives it (nb_driver.c fills it). */
 typedef struct nb_sim {

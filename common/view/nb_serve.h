@@ -1,11 +1,11 @@
 /* nb_serve.h -- the view's front end in a browser (--serve PORT): an HTTP
  * server started by the program itself, for a GPU server reached over ssh
  * (`ssh -L PORT:localhost:PORT server`, then the URL the program prints).
- * common/nb_serve.c implements it where common/serve.mk finds its libraries
- * (libmicrohttpd, wslay, nettle, libjpeg-turbo), common/nb_serve_none.c
+ * common/view/nb_serve.c implements it where common/view/serve.mk finds its libraries
+ * (libmicrohttpd, wslay, nettle, libjpeg-turbo), common/view/nb_serve_none.c
  * where it does not (--serve then exits 2 saying why).
  *
- * It serves one page (common/nb_serve.html, compiled in) and one WebSocket:
+ * It serves one page (common/view/nb_serve.html, compiled in) and one WebSocket:
  * frames go out as JPEG, each after a line of JSON with the heads-up line's
  * facts; the page's controls come back on the same socket as the events of
  * the view's event language (nb_view.h: space . t [ ] c s r q, the arrows,

@@ -1,4 +1,4 @@
-# common/gl.mk -- the OpenGL view (--view, GL frames for --render), included
+# common/view/gl.mk -- the OpenGL view (--view, GL frames for --render), included
 # by common/config.mk, so every Makefile of the kit sees the same answer.
 # It is optional: where its headers or libraries are missing, the kit builds
 # without it, every other feature works, `make` prints why it was left out

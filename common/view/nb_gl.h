@@ -1,5 +1,5 @@
 /* nb_gl.h -- the OpenGL renderer of the view and of --render's GL frames
- * (common/nb_gl.c), for a current OpenGL 3.3 core context of either kind:
+ * (common/view/nb_gl.c), for a current OpenGL 3.3 core context of either kind:
  * a window (nb_view.c, GLFW) or a headless one (nb_egl.c, EGL).
  *
  * What it draws, in three passes over a w x h image:
@@ -103,7 +103,7 @@ void nb_gl_scales(nb_gl_scene *sc, const nb_state *s, const nb_render_view *v);
 
 /* ---- where the bodies come from -----------------------------------------
  * A GPU step with a bodies() hook has them copied on the device into the
- * GL buffers (CUDA-GL interop, common/nb_gl_cuda.cu) when the GL context is
+ * GL buffers (CUDA-GL interop, common/view/nb_gl_cuda.cu) when the GL context is
  * on the CUDA device; otherwise -- a CPU step, Mesa, a failed registration
  * -- they are downloaded (step->download) and uploaded.  NB_GL_NO_INTEROP=1
  * in the environment takes the host path on purpose (the GPU check compares
