@@ -647,17 +647,49 @@ static int gpu_probe(const nb_options *o)
 /* --precision double and mixed: the same code, with the memory they need
  * (nb_main() runs this table then, nb_step.precision_variant). */
 static const nb_step nb_step04_tuned_wide = {
-    "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
-    "each pair once",
-    NB_OPT_BLOCK | NB_OPT_PRECISION, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    gpu_report, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY_WIDE, (double)BYTES_PER_BODY_MIXED, gpu_bodies, gpu_state64, gpu_accel64, NULL,
+    .name = "step04_tuned",
+    .idea = "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
+            "each pair once",
+    .options = NB_OPT_BLOCK | NB_OPT_PRECISION,
+    .tree = 0,
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .accel = gpu_accel,
+    .advance = gpu_advance,
+    .download = gpu_download,
+    .info = gpu_info,
+    .report = gpu_report,
+    .cells = NULL,
+    .destroy = gpu_destroy,
+    .cpu_variant = NULL,
+    .host_bytes_per_body = HOST_BYTES_PER_BODY_WIDE,
+    .device_bytes_per_body = (double)BYTES_PER_BODY_MIXED,
+    .bodies = gpu_bodies,
+    .state64 = gpu_state64,
+    .accel64 = gpu_accel64,
+    .precision_variant = NULL,
 };
 
 extern "C" const nb_step nb_step04_tuned = {
-    "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
-    "each pair once",
-    NB_OPT_BLOCK | NB_OPT_PRECISION, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    gpu_report, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies, gpu_state64, gpu_accel64, &nb_step04_tuned_wide,
+    .name = "step04_tuned",
+    .idea = "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
+            "each pair once",
+    .options = NB_OPT_BLOCK | NB_OPT_PRECISION,
+    .tree = 0,
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .accel = gpu_accel,
+    .advance = gpu_advance,
+    .download = gpu_download,
+    .info = gpu_info,
+    .report = gpu_report,
+    .cells = NULL,
+    .destroy = gpu_destroy,
+    .cpu_variant = NULL,
+    .host_bytes_per_body = HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = (double)BYTES_PER_BODY,
+    .bodies = gpu_bodies,
+    .state64 = gpu_state64,
+    .accel64 = gpu_accel64,
+    .precision_variant = &nb_step04_tuned_wide,
 };
