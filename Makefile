@@ -23,13 +23,15 @@ STEPS   := $(NB_STEPS)
 RUNNERS  = $(call nb_runners,$(STEPS))
 # the tuned builds of those steps (step04_shared/tuned ...: tests/runners.mk)
 TUNED   := $(call nb_tuned_of,$(STEPS))
+# their optional exercises in folders of their own (step01_cpu/precision)
+EXERCISES := $(call nb_exercises_of,$(STEPS))
 export CUNIT_PREFIX
 export NB_SKIPPED
 # sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
 Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
-.PHONY: all run help setup check-all grade-class doc-counts layout examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED)
-all: deps $(STEPS) $(TUNED)
+.PHONY: all run help setup check-all grade-class doc-counts layout examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED) $(EXERCISES)
+all: deps $(STEPS) $(TUNED) $(EXERCISES)
 	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
 	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
 	@$(if $(GL_FOUND),$(if $(GLFW_FOUND),,echo 'make: the --view window is left out ($(GLFW_WHY)); GL frames are built'))
@@ -42,6 +44,9 @@ $(STEPS): common
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $@
 # a tuned build links its lesson's library: built after the lesson
 $(TUNED): %/tuned: %
+	@$(MAKE) $(Q_MAKE) --no-print-directory -C $@
+# so does an exercise folder
+$(EXERCISES): %/precision: %
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $@
 # a step that links an earlier one (USES in its Makefile) is built after it
 ifneq ($(filter step06_multigpu,$(STEPS)),)
@@ -128,5 +133,5 @@ movie:
 -include scripts/grade/student_kit.mk
 
 clean:
-	@for d in common tests tests/fuzz $(STEPS) $(TUNED); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done
+	@for d in common tests tests/fuzz $(STEPS) $(TUNED) $(EXERCISES); do $(MAKE) $(Q_MAKE) --no-print-directory -C $$d clean; done
 	@rm -rf dist

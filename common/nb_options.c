@@ -102,9 +102,9 @@ static const opt_row nb_opts[] = {
       .def_text = "every visible GPU", .meta = "P",
       .help = "GPUs to split the bodies over, in [1, 1024] (at most the GPUs present)" },
     { .name = "precision", .kind = K_CHOICE, .field = F(precision), .steps = NB_OPT_PRECISION,
-      .owner = "step01_cpu and step04_shared/tuned/nbody_tuned", .choices = precisions, .def.i = NB_PREC_SINGLE,
-      .meta = "P", .help = "arithmetic: single (float), double, or mixed (float interactions, compensated "
-      "sums, the state in double)" },
+      .owner = "step01_cpu/precision/nbody and step04_shared/tuned/nbody_tuned", .choices = precisions,
+      .def.i = NB_PREC_SINGLE, .meta = "P", .help = "arithmetic: single (float), double, or mixed (float "
+      "interactions, compensated sums, the state in double)" },
     { .name = "cpu", .kind = K_FLAG, .field = F(cpu), .steps = NB_OPT_CPU,
       .owner = "step05_barneshut", .help = "run the CPU tree code instead of the GPU one" },
     { .name = "render", .kind = K_STR, .field = F(render_dir), .meta = "DIR",

@@ -29,7 +29,7 @@ enum {
     NB_OPT_CPU         = 1u << 3,  /* --cpu: the step's CPU code instead of its GPU code */
     NB_OPT_RENDER_TREE = 1u << 4,  /* --render-tree: octree cells over the frames */
     NB_OPT_GPUS        = 1u << 5,  /* --gpus P: GPUs to split the bodies over (step06) */
-    NB_OPT_PRECISION   = 1u << 6   /* --precision: step01 and step04's tuned build */
+    NB_OPT_PRECISION   = 1u << 6   /* --precision: step01_cpu/precision, step04's tuned build */
 };
 
 /* --precision (handouts/08_precision.md): what a step computes in.  single:

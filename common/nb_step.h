@@ -110,9 +110,10 @@ typedef struct nb_step {
      * the table holds float only. */
     int  (*state64)(void *ctx, double *x, double *y, double *z, double *vx, double *vy, double *vz);
     int  (*accel64)(void *ctx, double *ax, double *ay, double *az);
-    /* --precision double or mixed runs this table instead (step01: its
-     * double and mixed code, step01_cpu/wide.c), as --cpu runs cpu_variant;
-     * NULL: the table computes every precision it accepts itself. */
+    /* --precision double or mixed runs this table instead (step01's
+     * exercise, step01_cpu/precision: its double and mixed code, wide.c), as
+     * --cpu runs cpu_variant; NULL: the table computes every precision it
+     * accepts itself. */
     const struct nb_step *precision_variant;
 } nb_step;
 

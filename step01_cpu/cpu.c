@@ -129,7 +129,7 @@ static void cpu_info(void *p, nb_run_info *info)
 const nb_step nb_step01_cpu = {
     .name = "step01_cpu",
     .idea = "the CPU reference: all-pairs forces, float3, leapfrog, OpenMP",
-    .options = NB_OPT_THREADS | NB_OPT_PRECISION,
+    .options = NB_OPT_THREADS,
     .tree = 0,
     .probe = NULL,
     .init = cpu_init,
@@ -144,5 +144,4 @@ const nb_step nb_step01_cpu = {
      * and mass, --check's accelerations (3 floats) */
     .host_bytes_per_body = (double)(11 * sizeof(float) + 4 * sizeof(float3)),
     .device_bytes_per_body = 0,
-    .precision_variant = &nb_step01_wide,       /* --precision double, mixed: wide.c */
 };

@@ -13,6 +13,4 @@ void cpu_forces(const float3 *pos, const float *mass, float3 *acc, int64_t n, fl
                 int threads);
 
 extern const nb_step nb_step01_cpu;
-/* --precision double and mixed (wide.c): the table nb_main() runs instead */
-extern const nb_step nb_step01_wide;
 #endif

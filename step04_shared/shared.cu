@@ -224,8 +224,24 @@ static int gpu_probe(const nb_options *o)
 }
 
 extern "C" const nb_step nb_step04_shared = {
-    "step04_shared", "shared-memory tiling: the block shares each tile of bodies",
-    NB_OPT_BLOCK, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    NULL, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies, NULL, NULL, NULL,
+    .name = "step04_shared",
+    .idea = "shared-memory tiling: the block shares each tile of bodies",
+    .options = NB_OPT_BLOCK,
+    .tree = 0,
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .accel = gpu_accel,
+    .advance = gpu_advance,
+    .download = gpu_download,
+    .info = gpu_info,
+    .report = NULL,
+    .cells = NULL,
+    .destroy = gpu_destroy,
+    .cpu_variant = NULL,
+    .host_bytes_per_body = HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = (double)BYTES_PER_BODY,
+    .bodies = gpu_bodies,
+    .state64 = NULL,
+    .accel64 = NULL,
+    .precision_variant = NULL,
 };

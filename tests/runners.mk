@@ -25,6 +25,13 @@ nb_tuned_of = $(foreach s,$(1),$(filter $(s)/tuned,$(NB_TUNED_DIRS)))
 # $(call nb_tuned_runner,FOLDER): its runner
 nb_tuned_runner = $(firstword $(subst _, ,$(patsubst %/tuned,%,$(1))))_tuned
 NB_TUNED := $(filter step04_shared/tuned,$(NB_TUNED_DIRS))
+# The optional exercises that are folders of their own, step*/precision/
+# (step01_cpu/precision: --precision double and mixed): built after their
+# step, graded by its runner (no runner of their own); the student kit keeps
+# them, blanked.
+NB_EXERCISE_DIRS := $(patsubst $(NB_TOP)/%/Makefile,%,$(sort $(wildcard $(NB_TOP)/step0*/precision/Makefile)))
+# $(call nb_exercises_of,STEPS): the exercise folders of those steps
+nb_exercises_of = $(foreach s,$(1),$(filter $(s)/precision,$(NB_EXERCISE_DIRS)))
 NB_TUNED05 := $(wildcard $(NB_TOP)/step05_barneshut/tuned.cu)
 # $(call nb_runners,STEPS): the runners of those steps, each with its tuned build's
 nb_runners = common $(foreach s,$(1),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(call nb_tuned_runner,$(t)))) \

@@ -388,7 +388,9 @@ static void t_make_help(void)
     }
     NB_ASSERT(named >= 15, "make help names only %d targets", named);
     /* every user-facing .PHONY target is in the help */
-    static const char *internal[] = { "deps", "deps-test", "common", "$(STEPS)", "$(TUNED)", "FORCE", NULL };
+    /* (the step folders, the tuned builds' and the exercises' folders: built by make) */
+    static const char *internal[] = { "deps", "deps-test", "common", "$(STEPS)", "$(TUNED)", "$(EXERCISES)",
+                                      "FORCE", NULL };
     for (const char *p = mk; (p = strstr(p, ".PHONY:")); p++) {
         char line[512];
         const char *e = strchr(p, '\n');

@@ -68,6 +68,7 @@ cu=()
 if has build; then
   echo "== build (ARCH=$ARCH)"
   if make -j"$JOBS" ARCH="$ARCH" "${cu[@]}" -C step01_cpu > "$OUT/build.log" 2>&1 &&
+     make -j"$JOBS" ARCH="$ARCH" "${cu[@]}" -C step01_cpu/precision >> "$OUT/build.log" 2>&1 &&
      make -j"$JOBS" ARCH="$ARCH" "${cu[@]}" -C step04_shared/tuned >> "$OUT/build.log" 2>&1 &&
      make -j"$JOBS" ARCH="$ARCH" "${cu[@]}" -C tests run_step04_tuned run_step01_cpu >> "$OUT/build.log" 2>&1; then
     ok "step01, step04 (lesson, tuned) and their runners build ($(grep -ci 'warning' "$OUT/build.log") warning lines)"

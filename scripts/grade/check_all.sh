@@ -73,7 +73,7 @@ mkdir -p "$integ" && : > "$integ/tampered" && : > "$integ/checks" || { echo "che
 kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|\.check-all\.lock)$|^common/(\.build-mode|view/nb_serve_page\.c)$'
 kit_paths() {   # TYPE (f: files, l: symbolic links): the kit's, NUL-separated, relative, sorted
   (cd "$top" && { find tests common scripts .ci -type "$1" -print0 2>/dev/null
-                  find . -maxdepth 2 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) \
+                  find . -maxdepth 3 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) \
                        -type "$1" -print0 | sed -z 's|^\./||'; } |
      LC_ALL=C grep -zvE "$kit_outputs" | LC_ALL=C sort -zu)
 }

@@ -101,7 +101,7 @@ steps=${STEPS:-$(cd "$work/kit" && ls -d step0*/ | tr -d / | tr '\n' ' ')}
 
 # the files a student must not change (the grader and its build)
 protected() {   # DIR: the protected files under it, relative
-  (cd "$1" && find tests common scripts .ci -type f 2>/dev/null; find . -maxdepth 2 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) -type f | sed 's|^\./||') |
+  (cd "$1" && find tests common scripts .ci -type f 2>/dev/null; find . -maxdepth 3 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) -type f | sed 's|^\./||') |
     grep -vE '(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^common/\.build-mode$|^tests/\.check-all\.lock$' | sort -u
 }
 

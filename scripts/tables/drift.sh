@@ -9,7 +9,7 @@
 #   cpu-threads  the same on 1 thread instead of all: the same bits by design
 #   cpu-ieee     step01 built without -ffast-math: a true sqrt and a division
 #   cpu-vec128   step01 built for 128-bit vectors: the j-sum in other lanes
-#   cpu-mixed    step01 --precision mixed;  cpu-double   --precision double
+#   cpu-mixed    step01_cpu/precision --precision mixed;  cpu-double   --precision double
 #   gpu-lesson   step04's lesson kernel, block 256; gpu-lesson-b64: block 64
 #   gpu-tuned    the tuned build, as picked; gpu-tuned-tiles and
 #                gpu-tuned-newton: its two kernels forced (NB_TUNE=newton=0,
@@ -110,7 +110,9 @@ build_variant() {  # name FORCE_CFLAGS
     fi
     echo "$d/step01_cpu/nbody"
 }
-[ -x step01_cpu/nbody ] || { echo "drift: step01_cpu/nbody is not built (run \`make\`)" >&2; exit 3; }
+for p in step01_cpu/nbody step01_cpu/precision/nbody; do
+    [ -x "$p" ] || { echo "drift: $p is not built (run \`make\`)" >&2; exit 3; }
+done
 IEEE=$(build_variant ieee "")
 VEC128=$(build_variant vec128 "-ffast-math -mprefer-vector-width=128")
 
@@ -119,8 +121,8 @@ VARIANTS="cpu|step01_cpu/nbody|--threads $THREADS|
 cpu-threads|step01_cpu/nbody|--threads 1|
 cpu-ieee|$IEEE|--threads $THREADS|
 cpu-vec128|$VEC128|--threads $THREADS|
-cpu-mixed|step01_cpu/nbody|--threads $THREADS --precision mixed|
-cpu-double|step01_cpu/nbody|--threads $THREADS --precision double|
+cpu-mixed|step01_cpu/precision/nbody|--threads $THREADS --precision mixed|
+cpu-double|step01_cpu/precision/nbody|--threads $THREADS --precision double|
 gpu-lesson|step04_shared/nbody|--block 256|
 gpu-lesson-b64|step04_shared/nbody|--block 64|
 gpu-tuned|step04_shared/tuned/nbody_tuned||

@@ -38,9 +38,9 @@ make --no-print-directory all > /dev/null
 capture step01_check.txt "grep -v '^make\|^  built'" make --no-print-directory -C step01_cpu check
 capture step01_bad_option.txt cat step01_cpu/nbody --theta 0.5
 capture step01_precision_n4096.txt cat \
-  'for p in single double mixed; do step01_cpu/nbody -n 4096 -s 3 --check --bench --precision $p; done'
+  'for p in single double mixed; do step01_cpu/precision/nbody -n 4096 -s 3 --check --bench --precision $p; done'
 capture step01_clusters_s1.txt cat \
-  'for p in single mixed; do step01_cpu/nbody -n 3000 --ic clusters -s 1 --check --precision $p; done' 
+  'for p in single mixed; do step01_cpu/precision/nbody -n 3000 --ic clusters -s 1 --check --precision $p; done' 
 [ -z "$gpu" ] && capture step02_no_gpu.txt cat step02_naive/nbody -n 4096
 capture check-all.txt "sed -n '/^== grade ==/,\$p'" make --no-print-directory check-all
 cp tests/results/summary.json "$ex/summary.json" && echo "examples: summary.json"

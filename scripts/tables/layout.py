@@ -72,7 +72,7 @@ def is_lesson(f):
 
 
 def diff_lines(top, nn):
-    script = next((s for s in ('scripts/setup/diff_step.sh', 'scripts/diff_step.sh')   # (an older tree's)
+    script = next((s for s in ('scripts/setup/diff_step.sh', os.path.join('scripts', 'diff_step.sh'))  # (older)
                    if os.path.isfile(os.path.join(top, s))), 'scripts/setup/diff_step.sh')
     r = subprocess.run(['bash', script, nn], cwd=top, capture_output=True)
     if r.returncode != 0:

@@ -61,9 +61,9 @@ SERIES="lesson|step04_shared|--block 256|gpu|lesson kernel, single (step04)
 tsingle|step04_shared/tuned/nbody_tuned|--precision single|gpu|tuned, single
 tmixed|step04_shared/tuned/nbody_tuned|--precision mixed|gpu|tuned, mixed
 tdouble|step04_shared/tuned/nbody_tuned|--precision double|gpu|tuned, double
-csingle|step01_cpu|--threads $THREADS --precision single|cpu|CPU step01, single
-cmixed|step01_cpu|--threads $THREADS --precision mixed|cpu|CPU step01, mixed
-cdouble|step01_cpu|--threads $THREADS --precision double|cpu|CPU step01, double"
+csingle|step01_cpu/precision/nbody|--threads $THREADS --precision single|cpu|CPU step01, single
+cmixed|step01_cpu/precision/nbody|--threads $THREADS --precision mixed|cpu|CPU step01, mixed
+cdouble|step01_cpu/precision/nbody|--threads $THREADS --precision double|cpu|CPU step01, double"
 
 CSV="$NB_TMP/table5_precision.csv"
 ECSV="$NB_TMP/table5_energy.csv"

@@ -35,9 +35,9 @@
  *
  * --precision single | double | mixed (handouts/08_precision.md): the
  * kernels and their launches are written once, in tuned_kernels.cuh, and
- * compiled once per precision (the namespaces single_p, double_p, mixed_p);
- * this file is the host code they share: the tuning, the memory, the
- * copies, the step's table.  double keeps the bodies as nb_double4 on the
+ * compiled once per precision (each name suffixed by NB_P: launch_forces_single,
+ * launch_forces_double, launch_forces_mixed, ...); this file is the host code
+ * they share: the tuning, the memory, the copies, the step's table.  double keeps the bodies as nb_double4 on the
  * device; mixed keeps the state in double (state, vel, acc) and gives the
  * force kernels float4 bodies relative to an origin.
  *
@@ -151,53 +151,54 @@ static int columns(const gpu_ctx *c)
     return (int)((c->n + per - 1) / per);
 }
 
-/* The kernels, once per precision (tuned_kernels.cuh). */
-namespace single_p {
+/* The kernels, once per precision (tuned_kernels.cuh): every top-level name
+ * of the file gets the precision's suffix, NB_P(name). */
 #define NB_DOUBLE 0
 #define NB_MIXED 0
+#define NB_P(name) name##_single
 #include "tuned_kernels.cuh"
+#undef NB_P
 #undef NB_DOUBLE
 #undef NB_MIXED
-}
-namespace double_p {
 #define NB_DOUBLE 1
 #define NB_MIXED 0
+#define NB_P(name) name##_double
 #include "tuned_kernels.cuh"
+#undef NB_P
 #undef NB_DOUBLE
 #undef NB_MIXED
-}
-namespace mixed_p {
 #define NB_DOUBLE 0
 #define NB_MIXED 1
+#define NB_P(name) name##_mixed
 #include "tuned_kernels.cuh"
+#undef NB_P
 #undef NB_DOUBLE
 #undef NB_MIXED
-}
 
 /* Launch the force kernel on c->stream: accelerations into acc, and the
  * closing kick when vel != NULL. */
 static int forces(gpu_ctx *c, void *acc, void *vel)
 {
-    if (c->precision == NB_PREC_DOUBLE) return double_p::launch_forces(c, acc, vel);
-    if (c->precision == NB_PREC_MIXED) return mixed_p::launch_forces(c, acc, vel);
-    return single_p::launch_forces(c, acc, vel);
+    if (c->precision == NB_PREC_DOUBLE) return launch_forces_double(c, acc, vel);
+    if (c->precision == NB_PREC_MIXED) return launch_forces_mixed(c, acc, vel);
+    return launch_forces_single(c, acc, vel);
 }
 
 /* One leapfrog step on c->stream, with its three events. */
 static int enqueue_step(gpu_ctx *c, unsigned ev_flags)
 {
-    if (c->precision == NB_PREC_DOUBLE) return double_p::launch_step(c, ev_flags);
-    if (c->precision == NB_PREC_MIXED) return mixed_p::launch_step(c, ev_flags);
-    return single_p::launch_step(c, ev_flags);
+    if (c->precision == NB_PREC_DOUBLE) return launch_step_double(c, ev_flags);
+    if (c->precision == NB_PREC_MIXED) return launch_step_mixed(c, ev_flags);
+    return launch_step_single(c, ev_flags);
 }
 
 /* The most threads per block a force kernel (pairs: the each-pair-once
  * one) of this precision takes with R bodies per thread: its registers. */
 static int max_threads(const gpu_ctx *c, int pairs, int r, int *threads)
 {
-    if (c->precision == NB_PREC_DOUBLE) return double_p::max_threads(pairs, r, threads);
-    if (c->precision == NB_PREC_MIXED) return mixed_p::max_threads(pairs, r, threads);
-    return single_p::max_threads(pairs, r, threads);
+    if (c->precision == NB_PREC_DOUBLE) return max_threads_double(pairs, r, threads);
+    if (c->precision == NB_PREC_MIXED) return max_threads_mixed(pairs, r, threads);
+    return max_threads_single(pairs, r, threads);
 }
 
 /* Capture one step as a graph (the events become event-record nodes). */
@@ -364,13 +365,13 @@ static int allow_shared(gpu_ctx *c)
     size_t shm = (size_t)c->t.block * 2 * sizeof(nb_double4);
     if (shm <= 48 * 1024) return NB_OK;
     if (c->t.r == 4)
-        NB_CUDA(cudaFuncSetAttribute(double_p::forces_pairs_kernel<4>,
+        NB_CUDA(cudaFuncSetAttribute(forces_pairs_kernel_double<4>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     else if (c->t.r == 2)
-        NB_CUDA(cudaFuncSetAttribute(double_p::forces_pairs_kernel<2>,
+        NB_CUDA(cudaFuncSetAttribute(forces_pairs_kernel_double<2>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     else
-        NB_CUDA(cudaFuncSetAttribute(double_p::forces_pairs_kernel<1>,
+        NB_CUDA(cudaFuncSetAttribute(forces_pairs_kernel_double<1>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     return NB_OK;
 }
@@ -646,17 +647,49 @@ static int gpu_probe(const nb_options *o)
 /* --precision double and mixed: the same code, with the memory they need
  * (nb_main() runs this table then, nb_step.precision_variant). */
 static const nb_step nb_step04_tuned_wide = {
-    "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
-    "each pair once",
-    NB_OPT_BLOCK | NB_OPT_PRECISION, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    gpu_report, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY_WIDE, (double)BYTES_PER_BODY_MIXED, gpu_bodies, gpu_state64, gpu_accel64, NULL,
+    .name = "step04_tuned",
+    .idea = "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
+            "each pair once",
+    .options = NB_OPT_BLOCK | NB_OPT_PRECISION,
+    .tree = 0,
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .accel = gpu_accel,
+    .advance = gpu_advance,
+    .download = gpu_download,
+    .info = gpu_info,
+    .report = gpu_report,
+    .cells = NULL,
+    .destroy = gpu_destroy,
+    .cpu_variant = NULL,
+    .host_bytes_per_body = HOST_BYTES_PER_BODY_WIDE,
+    .device_bytes_per_body = (double)BYTES_PER_BODY_MIXED,
+    .bodies = gpu_bodies,
+    .state64 = gpu_state64,
+    .accel64 = gpu_accel64,
+    .precision_variant = NULL,
 };
 
 extern "C" const nb_step nb_step04_tuned = {
-    "step04_tuned", "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
-    "each pair once",
-    NB_OPT_BLOCK | NB_OPT_PRECISION, 0, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    gpu_report, NULL, gpu_destroy, NULL,
-    HOST_BYTES_PER_BODY, (double)BYTES_PER_BODY, gpu_bodies, gpu_state64, gpu_accel64, &nb_step04_tuned_wide,
+    .name = "step04_tuned",
+    .idea = "shared-memory tiling, tuned: register tiling, j-slices, fused kick, CUDA graphs, "
+            "each pair once",
+    .options = NB_OPT_BLOCK | NB_OPT_PRECISION,
+    .tree = 0,
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .accel = gpu_accel,
+    .advance = gpu_advance,
+    .download = gpu_download,
+    .info = gpu_info,
+    .report = gpu_report,
+    .cells = NULL,
+    .destroy = gpu_destroy,
+    .cpu_variant = NULL,
+    .host_bytes_per_body = HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = (double)BYTES_PER_BODY,
+    .bodies = gpu_bodies,
+    .state64 = gpu_state64,
+    .accel64 = gpu_accel64,
+    .precision_variant = &nb_step04_tuned_wide,
 };

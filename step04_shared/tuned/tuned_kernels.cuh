@@ -1,9 +1,11 @@
 /* step04_shared/tuned/tuned_kernels.cuh -- the kernels of the tuned build and
  * their launches, written once and compiled once per --precision
- * (handouts/08_precision.md): tuned.cu includes this file three times, in
- * the namespaces single_p, double_p and mixed_p, with NB_DOUBLE and NB_MIXED
- * set to 0 or 1.  What a precision changes is confined to the types and the
- * few functions at the top:
+ * (handouts/08_precision.md): tuned.cu includes this file three times, with
+ * NB_DOUBLE and NB_MIXED set to 0 or 1 and NB_P(name) pasting the
+ * precision's suffix onto every top-level name (name_single, name_double,
+ * name_mixed), so that the three copies live side by side in one C
+ * translation unit.  What a precision changes is confined to the types and
+ * the few functions at the top:
  *   single  float4 bodies, float sums, nb_interact (the build as it was);
  *   double  nb_double4 bodies, double sums, nb_interact_d: everything in double;
  *   mixed   float4 bodies relative to an origin (the state itself is double
@@ -14,44 +16,47 @@
  *           in memory are double.
  * The kernels' structure, their fixed summation orders (same input, same
  * bits) and their tunings are the same for the three; see tuned.cu for the
- * techniques and the napkin math.  Everything here is static in its
- * namespace; tuned.cu calls launch_forces(), launch_step() and
- * max_threads(). */
+ * techniques and the napkin math.  Everything here is static, and every
+ * top-level name is written NB_P(name); tuned.cu calls launch_forces_P(),
+ * launch_step_P() and max_threads_P() (P: single, double, mixed). */
+#ifndef NB_P
+#error "tuned_kernels.cuh: define NB_P(name) (the precision's suffix) before including it"
+#endif
 
 #if NB_DOUBLE
-typedef double real;                 /* the arithmetic of the interactions */
-typedef nb_double4 body;                /* x, y, z, m as the force kernels read them */
-typedef double3 vec3;                /* accelerations and velocities */
-typedef double kreal;                /* the arithmetic of the leapfrog's kicks */
-typedef nb_double4 part4;               /* a partial sum in memory (x, y, z, unused) */
+typedef double NB_P(real);                 /* the arithmetic of the interactions */
+typedef nb_double4 NB_P(body);                /* x, y, z, m as the force kernels read them */
+typedef double3 NB_P(vec3);                /* accelerations and velocities */
+typedef double NB_P(kreal);                /* the arithmetic of the leapfrog's kicks */
+typedef nb_double4 NB_P(part4);               /* a partial sum in memory (x, y, z, unused) */
 #define make_body make_nb_double4
 #elif NB_MIXED
-typedef float real;
-typedef float4 body;
-typedef double3 vec3;
-typedef double kreal;
-typedef nb_double4 part4;
+typedef float NB_P(real);
+typedef float4 NB_P(body);
+typedef double3 NB_P(vec3);
+typedef double NB_P(kreal);
+typedef nb_double4 NB_P(part4);
 #define make_body make_float4
 #else
-typedef float real;
-typedef float4 body;
-typedef float3 vec3;
-typedef float kreal;
-typedef float4 part4;
+typedef float NB_P(real);
+typedef float4 NB_P(body);
+typedef float3 NB_P(vec3);
+typedef float NB_P(kreal);
+typedef float4 NB_P(part4);
 #define make_body make_float4
 #endif
 
 /* A running sum of interactions on one body: x, y, z, which the inner
  * loops add to; mixed: also the compensated total hi + lo, into which
  * sum_flush() moves x, y, z after each short chunk of sources. */
-typedef struct sum3 {
-    real x, y, z;
+typedef struct NB_P(sum3) {
+    NB_P(real) x, y, z;
 #if NB_MIXED
     float hx, hy, hz, lx, ly, lz;
 #endif
-} sum3;
+} NB_P(sum3);
 
-static __device__ __forceinline__ void sum_zero(sum3 *s)
+static __device__ __forceinline__ void NB_P(sum_zero)(NB_P(sum3) *s)
 {
     s->x = s->y = s->z = 0;
 #if NB_MIXED
@@ -60,7 +65,7 @@ static __device__ __forceinline__ void sum_zero(sum3 *s)
 }
 
 /* mixed: the chunk's float sum into the total, the chunk restarted */
-static __device__ __forceinline__ void sum_flush(sum3 *s)
+static __device__ __forceinline__ void NB_P(sum_flush)(NB_P(sum3) *s)
 {
 #if NB_MIXED
     nb_sum2(&s->hx, &s->lx, s->x);
@@ -73,7 +78,7 @@ static __device__ __forceinline__ void sum_flush(sum3 *s)
 }
 
 /* The sum, after its last sum_flush(), as an acceleration and as a partial */
-static __device__ __forceinline__ vec3 sum_total(const sum3 *s)
+static __device__ __forceinline__ NB_P(vec3) NB_P(sum_total)(const NB_P(sum3) *s)
 {
 #if NB_MIXED
     return make_double3((double)s->hx + s->lx, (double)s->hy + s->ly, (double)s->hz + s->lz);
@@ -84,17 +89,17 @@ static __device__ __forceinline__ vec3 sum_total(const sum3 *s)
 #endif
 }
 
-static __device__ __forceinline__ part4 sum_part(const sum3 *s)
+static __device__ __forceinline__ NB_P(part4) NB_P(sum_part)(const NB_P(sum3) *s)
 {
-    vec3 t = sum_total(s);
-    part4 p;
+    NB_P(vec3) t = NB_P(sum_total)(s);
+    NB_P(part4) p;
     p.x = t.x; p.y = t.y; p.z = t.z; p.w = 0;
     return p;
 }
 
 /* A partial from memory added to the sum (mixed: into the total, as the two
  * floats it splits into) */
-static __device__ __forceinline__ void sum_add_part(sum3 *s, part4 p)
+static __device__ __forceinline__ void NB_P(sum_add_part)(NB_P(sum3) *s, NB_P(part4) p)
 {
 #if NB_MIXED
     float h;
@@ -107,7 +112,7 @@ static __device__ __forceinline__ void sum_add_part(sum3 *s, part4 p)
 }
 
 /* One step of the warp's butterfly: the sum of lane ^ off added */
-static __device__ __forceinline__ void sum_shfl_xor(sum3 *s, int off)
+static __device__ __forceinline__ void NB_P(sum_shfl_xor)(NB_P(sum3) *s, int off)
 {
 #if NB_MIXED
     float hx = __shfl_xor_sync(0xffffffffu, s->hx, off), lx = __shfl_xor_sync(0xffffffffu, s->lx, off);
@@ -124,7 +129,8 @@ static __device__ __forceinline__ void sum_shfl_xor(sum3 *s, int off)
 }
 
 /* The pull of pj on pi added to s */
-static __device__ __forceinline__ void interact(const body *pi, const body *pj, real eps2, sum3 *s)
+static __device__ __forceinline__ void NB_P(interact)(const NB_P(body) *pi, const NB_P(body) *pj, NB_P(real) eps2,
+                                                      NB_P(sum3) *s)
 {
 #if NB_DOUBLE
     nb_interact_d(pi->x, pi->y, pi->z, pj->x, pj->y, pj->z, pj->w, eps2, &s->x, &s->y, &s->z);
@@ -136,8 +142,9 @@ static __device__ __forceinline__ void interact(const body *pi, const body *pj, 
 }
 
 /* Both pulls of a pair: pj's on pi added to s, pi's on pj to (bx, by, bz) */
-static __device__ __forceinline__ void interact_pair(const body *pi, const body *pj, real eps2, sum3 *s,
-                                                     real *bx, real *by, real *bz)
+static __device__ __forceinline__ void NB_P(interact_pair)(const NB_P(body) *pi, const NB_P(body) *pj,
+                                                           NB_P(real) eps2, NB_P(sum3) *s,
+                                                           NB_P(real) *bx, NB_P(real) *by, NB_P(real) *bz)
 {
 #if NB_DOUBLE
     nb_interact_pair_d(pi->x, pi->y, pi->z, pi->w, pj->x, pj->y, pj->z, pj->w, eps2, &s->x, &s->y, &s->z,
@@ -152,7 +159,7 @@ static __device__ __forceinline__ void interact_pair(const body *pi, const body 
 }
 
 /* A body through the read-only cache (there is no __ldg of a nb_double4) */
-static __device__ __forceinline__ body load_body(const body *p)
+static __device__ __forceinline__ NB_P(body) NB_P(load_body)(const NB_P(body) *p)
 {
 #if NB_DOUBLE
     double2 a = __ldg((const double2 *)p), b = __ldg((const double2 *)p + 1);
@@ -163,7 +170,7 @@ static __device__ __forceinline__ body load_body(const body *p)
 }
 
 /* A partial sum written by another block, past L1 (the ticket's fence) */
-static __device__ __forceinline__ part4 load_part(const part4 *p)
+static __device__ __forceinline__ NB_P(part4) NB_P(load_part)(const NB_P(part4) *p)
 {
 #if NB_DOUBLE || NB_MIXED
     double2 a = __ldcg((const double2 *)p), b = __ldcg((const double2 *)p + 1);
@@ -177,29 +184,31 @@ static __device__ __forceinline__ part4 load_part(const part4 *p)
  * a multiple of TILE_UNROLL) on R targets; mixed: a chunk per TILE_UNROLL
  * sources. */
 template <int R>
-static __device__ __forceinline__ void tile_pull(const body *tile, int cnt, real eps2, const body *pi, sum3 *s)
+static __device__ __forceinline__ void NB_P(tile_pull)(const NB_P(body) *tile, int cnt, NB_P(real) eps2,
+                                                       const NB_P(body) *pi, NB_P(sum3) *s)
 {
     for (int k0 = 0; k0 < cnt; k0 += TILE_UNROLL) {
 #pragma unroll
         for (int k = k0; k < k0 + TILE_UNROLL; k++) {
-            body pj = tile[k];
+            NB_P(body) pj = tile[k];
 #pragma unroll
-            for (int r = 0; r < R; r++) interact(&pi[r], &pj, eps2, &s[r]);
+            for (int r = 0; r < R; r++) NB_P(interact)(&pi[r], &pj, eps2, &s[r]);
         }
 #if NB_MIXED
 #pragma unroll
-        for (int r = 0; r < R; r++) sum_flush(&s[r]);
+        for (int r = 0; r < R; r++) NB_P(sum_flush)(&s[r]);
 #endif
     }
 }
 
 /* a_i = t into acc[i]; with vel != NULL also the closing half kick
  * v_i += a_i * hdt. */
-static __device__ __forceinline__ void store_accel(vec3 *acc, vec3 *vel, long long i, vec3 t, kreal hdt)
+static __device__ __forceinline__ void NB_P(store_accel)(NB_P(vec3) *acc, NB_P(vec3) *vel, long long i,
+                                                         NB_P(vec3) t, NB_P(kreal) hdt)
 {
     acc[i] = t;
     if (vel) {
-        vec3 v = vel[i];
+        NB_P(vec3) v = vel[i];
         v.x += hdt * t.x; v.y += hdt * t.y; v.z += hdt * t.z;
         vel[i] = v;
     }
@@ -209,8 +218,8 @@ static __device__ __forceinline__ void store_accel(vec3 *acc, vec3 *vel, long lo
  * of the block runs the same trips (the barriers), padded sources have mass
  * 0 and add exactly 0. */
 template <int R>
-static __device__ __forceinline__ void tile_sum(const body *pos, body *tile, int jlo, int jhi, real eps2,
-                                                const body *pi, sum3 *s)
+static __device__ __forceinline__ void NB_P(tile_sum)(const NB_P(body) *pos, NB_P(body) *tile, int jlo, int jhi,
+                                                      NB_P(real) eps2, const NB_P(body) *pi, NB_P(sum3) *s)
 {
     for (int base = jlo; base < jhi; base += blockDim.x) {
         int j = base + threadIdx.x;
@@ -218,7 +227,7 @@ static __device__ __forceinline__ void tile_sum(const body *pos, body *tile, int
         __syncthreads();                             /* the tile is loaded */
         int cnt = min((int)blockDim.x, jhi - base);
         cnt = (cnt + TILE_UNROLL - 1) / TILE_UNROLL * TILE_UNROLL;   /* <= blockDim.x */
-        tile_pull<R>(tile, cnt, eps2, pi, s);
+        NB_P(tile_pull)<R>(tile, cnt, eps2, pi, s);
         __syncthreads();                             /* everyone is done with it */
     }
 }
@@ -228,31 +237,32 @@ static __device__ __forceinline__ void tile_sum(const body *pos, body *tile, int
  * slices of slice_len sources.  S > 1: partial[s * n + i] holds slice s's
  * sum, tickets[column] counts the slices done (reset by the last one). */
 template <int R>
-static __global__ void forces_kernel(const body *pos, vec3 *acc, vec3 *vel, part4 *partial,
-                                     unsigned *tickets, int n, int slice_len, real eps2, kreal hdt)
+static __global__ void NB_P(forces_kernel)(const NB_P(body) *pos, NB_P(vec3) *acc, NB_P(vec3) *vel,
+                                           NB_P(part4) *partial, unsigned *tickets, int n, int slice_len,
+                                           NB_P(real) eps2, NB_P(kreal) hdt)
 {
     extern __shared__ float4 smem[];
-    body *tile = (body *)smem;
+    NB_P(body) *tile = (NB_P(body) *)smem;
     __shared__ int last;
     const int S = gridDim.y, s = blockIdx.y;
     const long long i0 = (long long)blockIdx.x * blockDim.x * R + threadIdx.x;
-    body pi[R];
-    sum3 a[R];
+    NB_P(body) pi[R];
+    NB_P(sum3) a[R];
 #pragma unroll
     for (int r = 0; r < R; r++) {
         long long i = i0 + (long long)r * blockDim.x;
         pi[r] = i < n ? pos[i] : make_body(0, 0, 0, 0);
-        sum_zero(&a[r]);
+        NB_P(sum_zero)(&a[r]);
     }
     const int jlo = s * slice_len, jhi = min(n, jlo + slice_len);
-    tile_sum<R>(pos, tile, jlo, jhi, eps2, pi, a);
+    NB_P(tile_sum)<R>(pos, tile, jlo, jhi, eps2, pi, a);
 #pragma unroll
-    for (int r = 0; r < R; r++) sum_flush(&a[r]);
+    for (int r = 0; r < R; r++) NB_P(sum_flush)(&a[r]);
     if (S > 1) {
 #pragma unroll
         for (int r = 0; r < R; r++) {
             long long i = i0 + (long long)r * blockDim.x;
-            if (i < n) partial[(long long)s * n + i] = sum_part(&a[r]);
+            if (i < n) partial[(long long)s * n + i] = NB_P(sum_part)(&a[r]);
         }
         __threadfence();                             /* the partials, before the ticket */
         __syncthreads();
@@ -263,18 +273,18 @@ static __global__ void forces_kernel(const body *pos, vec3 *acc, vec3 *vel, part
 #pragma unroll
         for (int r = 0; r < R; r++) {
             long long i = i0 + (long long)r * blockDim.x;
-            sum_zero(&a[r]);
+            NB_P(sum_zero)(&a[r]);
             if (i < n)
 #pragma unroll 8
                 for (int q = 0; q < S; q++)          /* the fixed order 0..S-1 */
-                    sum_add_part(&a[r], load_part(&partial[(long long)q * n + i]));
+                    NB_P(sum_add_part)(&a[r], NB_P(load_part)(&partial[(long long)q * n + i]));
         }
         if (threadIdx.x == 0) tickets[blockIdx.x] = 0;   /* for the next launch */
     }
 #pragma unroll
     for (int r = 0; r < R; r++) {
         long long i = i0 + (long long)r * blockDim.x;
-        if (i < n) store_accel(acc, vel, i, sum_total(&a[r]), hdt);
+        if (i < n) NB_P(store_accel)(acc, vel, i, NB_P(sum_total)(&a[r]), hdt);
     }
 }
 
@@ -285,62 +295,63 @@ static __global__ void forces_kernel(const body *pos, vec3 *acc, vec3 *vel, part
  * depends on the inputs and R alone.  Sources come through L1 (__ldg): a
  * few tens of KiB at the N this kernel is picked for. */
 template <int R>
-static __global__ void forces_warp_kernel(const body *pos, vec3 *acc, vec3 *vel, int n, real eps2, kreal hdt)
+static __global__ void NB_P(forces_warp_kernel)(const NB_P(body) *pos, NB_P(vec3) *acc, NB_P(vec3) *vel, int n,
+                                                NB_P(real) eps2, NB_P(kreal) hdt)
 {
     const int lane = threadIdx.x & 31;
     const long long i0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32 * R;
     if (i0 >= n) return;                             /* the whole warp: i0 is the warp's */
-    body pi[R];
-    sum3 a[R];
+    NB_P(body) pi[R];
+    NB_P(sum3) a[R];
 #pragma unroll
     for (int r = 0; r < R; r++) {
-        pi[r] = i0 + r < n ? load_body(&pos[i0 + r]) : make_body(0, 0, 0, 0);
-        sum_zero(&a[r]);
+        pi[r] = i0 + r < n ? NB_P(load_body)(&pos[i0 + r]) : make_body(0, 0, 0, 0);
+        NB_P(sum_zero)(&a[r]);
     }
 #if NB_MIXED
     for (int j0 = lane; j0 < n; j0 += 16 * 32) {
         const int j1 = min(n, j0 + 16 * 32);
 #pragma unroll 4
         for (int j = j0; j < j1; j += 32) {
-            body pj = load_body(&pos[j]);
+            NB_P(body) pj = NB_P(load_body)(&pos[j]);
 #pragma unroll
-            for (int r = 0; r < R; r++) interact(&pi[r], &pj, eps2, &a[r]);
+            for (int r = 0; r < R; r++) NB_P(interact)(&pi[r], &pj, eps2, &a[r]);
         }
 #pragma unroll
-        for (int r = 0; r < R; r++) sum_flush(&a[r]);
+        for (int r = 0; r < R; r++) NB_P(sum_flush)(&a[r]);
     }
 #else
 #pragma unroll 4
     for (int j = lane; j < n; j += 32) {
-        body pj = load_body(&pos[j]);
+        NB_P(body) pj = NB_P(load_body)(&pos[j]);
 #pragma unroll
-        for (int r = 0; r < R; r++) interact(&pi[r], &pj, eps2, &a[r]);
+        for (int r = 0; r < R; r++) NB_P(interact)(&pi[r], &pj, eps2, &a[r]);
     }
 #endif
 #pragma unroll
     for (int r = 0; r < R; r++)
-        for (int off = 16; off > 0; off >>= 1) sum_shfl_xor(&a[r], off);
+        for (int off = 16; off > 0; off >>= 1) NB_P(sum_shfl_xor)(&a[r], off);
 #pragma unroll
     for (int r = 0; r < R; r++) {                    /* lane r writes target i0 + r */
         long long i = i0 + r;
-        if (lane == r && i < n) store_accel(acc, vel, i, sum_total(&a[r]), hdt);
+        if (lane == r && i < n) NB_P(store_accel)(acc, vel, i, NB_P(sum_total)(&a[r]), hdt);
     }
 }
 
 /* The reactions of a piece of tile J in shared memory: single, double: the
  * running sums; mixed: their totals as hi and lo (the chunk of a stage is
  * the rotating register sum, flushed into these after the stage). */
-typedef struct react {
+typedef struct NB_P(react) {
 #if NB_MIXED
     float4 hi, lo;
 #else
-    part4 v;
+    NB_P(part4) v;
 #endif
-} react;
+} NB_P(react);
 
-static __device__ __forceinline__ react react_of(part4 p)
+static __device__ __forceinline__ NB_P(react) NB_P(react_of)(NB_P(part4) p)
 {
-    react q;
+    NB_P(react) q;
 #if NB_MIXED
     q.hi = make_float4((float)p.x, (float)p.y, (float)p.z, 0.0f);
     q.lo = make_float4((float)(p.x - q.hi.x), (float)(p.y - q.hi.y), (float)(p.z - q.hi.z), 0.0f);
@@ -350,7 +361,7 @@ static __device__ __forceinline__ react react_of(part4 p)
     return q;
 }
 
-static __device__ __forceinline__ part4 react_part(const react *q)
+static __device__ __forceinline__ NB_P(part4) NB_P(react_part)(const NB_P(react) *q)
 {
 #if NB_MIXED
     return make_nb_double4((double)q->hi.x + q->lo.x, (double)q->hi.y + q->lo.y, (double)q->hi.z + q->lo.z, 0.0);
@@ -380,48 +391,48 @@ static __device__ __forceinline__ part4 react_part(const react *q)
  * of them for t = 0..P-1.  Per pair: 17 instructions (nb_interact_pair) plus
  * 7 / R shuffles, i.e. 9.4 per interaction at R = 4 against 13.4. */
 template <int R>
-static __global__ void forces_pairs_kernel(const body *__restrict__ pos, part4 *__restrict__ part, int n,
-                                           int tile, real eps2)
+static __global__ void NB_P(forces_pairs_kernel)(const NB_P(body) *__restrict__ pos,
+                                                 NB_P(part4) *__restrict__ part, int n, int tile, NB_P(real) eps2)
 {
     extern __shared__ float4 smem[];
-    body *vpos = (body *)smem;                       /* the piece of tile J ... */
-    react *vacc = (react *)(vpos + blockDim.x);      /* ... and its reactions */
+    NB_P(body) *vpos = (NB_P(body) *)smem;                       /* the piece of tile J ... */
+    NB_P(react) *vacc = (NB_P(react) *)(vpos + blockDim.x);      /* ... and its reactions */
     const int I = blockIdx.y, J = blockIdx.x;
     if (I > J) return;                               /* the whole block: the pair is (J, I)'s */
     const int V = blockDim.x, W = V / 32, lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const int next = (lane + 1) & 31;
     const long long npad = (long long)gridDim.x * tile, i0 = (long long)I * tile, j0 = (long long)J * tile;
-    const body none = make_body(0, 0, 0, 0);
-    const part4 zero = { 0, 0, 0, 0 };
+    const NB_P(body) none = make_body(0, 0, 0, 0);
+    const NB_P(part4) zero = { 0, 0, 0, 0 };
     for (int c = 0; c < tile; c += V * R) {          /* a chunk of tile I in registers */
-        body hp[R];
-        sum3 hs[R];
+        NB_P(body) hp[R];
+        NB_P(sum3) hs[R];
 #pragma unroll
         for (int r = 0; r < R; r++) {
             long long i = i0 + c + r * V + threadIdx.x;
             hp[r] = i < n ? pos[i] : none;
-            sum_zero(&hs[r]);
+            NB_P(sum_zero)(&hs[r]);
         }
         for (int v = 0; v < tile; v += V) {          /* a piece of tile J through shared memory */
             long long j = j0 + v + threadIdx.x;
             vpos[threadIdx.x] = j < n ? pos[j] : none;
-            if (I != J) vacc[threadIdx.x] = react_of(c ? part[(long long)I * npad + j] : zero);
+            if (I != J) vacc[threadIdx.x] = NB_P(react_of)(c ? part[(long long)I * npad + j] : zero);
             __syncthreads();                         /* the piece is loaded */
             if (I == J) {                            /* inside the tile: one-sided, every j */
-                tile_pull<R>(vpos, V, eps2, hp, hs);
+                NB_P(tile_pull)<R>(vpos, V, eps2, hp, hs);
             } else {
                 for (int st = 0; st < W; st++) {
                     int q = (warp + st) % W * 32 + lane;   /* warp w: subset w + st */
-                    body p = vpos[q];
+                    NB_P(body) p = vpos[q];
 #if NB_MIXED
-                    real ax = 0.0f, ay = 0.0f, az = 0.0f;  /* this stage's chunk of the reaction */
+                    NB_P(real) ax = 0.0f, ay = 0.0f, az = 0.0f;  /* this stage's chunk of the reaction */
 #else
-                    real ax = vacc[q].v.x, ay = vacc[q].v.y, az = vacc[q].v.z;
+                    NB_P(real) ax = vacc[q].v.x, ay = vacc[q].v.y, az = vacc[q].v.z;
 #endif
 #pragma unroll 4
                     for (int k = 0; k < 32; k++) {
 #pragma unroll
-                        for (int r = 0; r < R; r++) interact_pair(&hp[r], &p, eps2, &hs[r], &ax, &ay, &az);
+                        for (int r = 0; r < R; r++) NB_P(interact_pair)(&hp[r], &p, eps2, &hs[r], &ax, &ay, &az);
                         p.x = __shfl_sync(0xffffffffu, p.x, next);
                         p.y = __shfl_sync(0xffffffffu, p.y, next);
                         p.z = __shfl_sync(0xffffffffu, p.z, next);
@@ -435,43 +446,44 @@ static __global__ void forces_pairs_kernel(const body *__restrict__ pos, part4 *
                     nb_sum2(&vacc[q].hi.y, &vacc[q].lo.y, ay);
                     nb_sum2(&vacc[q].hi.z, &vacc[q].lo.z, az);
 #pragma unroll
-                    for (int r = 0; r < R; r++) sum_flush(&hs[r]);
+                    for (int r = 0; r < R; r++) NB_P(sum_flush)(&hs[r]);
 #else
                     vacc[q].v.x = ax; vacc[q].v.y = ay; vacc[q].v.z = az;
 #endif
                     __syncthreads();                 /* the next stage reads other warps' subsets */
                 }
-                part[(long long)I * npad + j] = react_part(&vacc[threadIdx.x]);   /* tile I's pull on the piece */
+                /* tile I's pull on the piece */
+                part[(long long)I * npad + j] = NB_P(react_part)(&vacc[threadIdx.x]);
             }
             __syncthreads();                         /* everyone is done with the piece */
         }
 #pragma unroll
         for (int r = 0; r < R; r++) {                /* tile J's pull on the chunk */
-            sum_flush(&hs[r]);
-            part[(long long)J * npad + i0 + c + r * V + threadIdx.x] = sum_part(&hs[r]);
+            NB_P(sum_flush)(&hs[r]);
+            part[(long long)J * npad + i0 + c + r * V + threadIdx.x] = NB_P(sum_part)(&hs[r]);
         }
     }
 }
 
 /* a_i = the P pulls part[t * npad + i] added for t = 0..P-1; with vel !=
  * NULL also the closing half kick. */
-static __global__ void pairs_sum_kernel(const part4 *__restrict__ part, vec3 *acc, vec3 *vel, int n,
-                                        long long npad, int tiles, kreal hdt)
+static __global__ void NB_P(pairs_sum_kernel)(const NB_P(part4) *__restrict__ part, NB_P(vec3) *acc,
+                                              NB_P(vec3) *vel, int n, long long npad, int tiles, NB_P(kreal) hdt)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    sum3 s;
-    sum_zero(&s);
+    NB_P(sum3) s;
+    NB_P(sum_zero)(&s);
 #pragma unroll 8
     for (int t = 0; t < tiles; t++) {
 #if NB_DOUBLE || NB_MIXED
-        part4 p = load_part(&part[t * npad + i]);
+        NB_P(part4) p = NB_P(load_part)(&part[t * npad + i]);
 #else
-        part4 p = __ldg(&part[t * npad + i]);
+        NB_P(part4) p = __ldg(&part[t * npad + i]);
 #endif
-        sum_add_part(&s, p);
+        NB_P(sum_add_part)(&s, p);
     }
-    store_accel(acc, vel, i, sum_total(&s), hdt);
+    NB_P(store_accel)(acc, vel, i, NB_P(sum_total)(&s), hdt);
 }
 
 #if NB_DOUBLE || NB_MIXED
@@ -479,13 +491,13 @@ static __global__ void pairs_sum_kernel(const part4 *__restrict__ part, vec3 *ac
  * for mixed the force kernels' bodies, pos = state - origin rounded to
  * float; then, after the forces, v += a dt/2 unless the force kernel fused
  * it. */
-static __global__ void kick_drift_kernel(nb_double4 *state, vec3 *vel, const vec3 *acc, body *pos, int n,
-                                         double dt, double ox, double oy, double oz)
+static __global__ void NB_P(kick_drift_kernel)(nb_double4 *state, NB_P(vec3) *vel, const NB_P(vec3) *acc,
+                                               NB_P(body) *pos, int n, double dt, double ox, double oy, double oz)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     double h = 0.5 * dt;
-    vec3 v = vel[i], a = acc[i];
+    NB_P(vec3) v = vel[i], a = acc[i];
     nb_double4 p = state[i];
     v.x += h * a.x; v.y += h * a.y; v.z += h * a.z;
     p.x += dt * v.x; p.y += dt * v.y; p.z += dt * v.z;
@@ -498,29 +510,29 @@ static __global__ void kick_drift_kernel(nb_double4 *state, vec3 *vel, const vec
 #endif
 }
 
-static __global__ void kick_kernel(vec3 *vel, const vec3 *acc, int n, double dt)
+static __global__ void NB_P(kick_kernel)(NB_P(vec3) *vel, const NB_P(vec3) *acc, int n, double dt)
 {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     double h = 0.5 * dt;
-    vec3 v = vel[i], a = acc[i];
+    NB_P(vec3) v = vel[i], a = acc[i];
     v.x += h * a.x; v.y += h * a.y; v.z += h * a.z;
     vel[i] = v;
 }
 #endif
 
 /* The force kernels' threads per block at most (their registers), for R. */
-static int max_threads(int pairs, int r, int *threads)
+static int NB_P(max_threads)(int pairs, int r, int *threads)
 {
     cudaFuncAttributes fa;
     if (pairs) {
-        if (r == 4) NB_CUDA(cudaFuncGetAttributes(&fa, forces_pairs_kernel<4>));
-        else if (r == 2) NB_CUDA(cudaFuncGetAttributes(&fa, forces_pairs_kernel<2>));
-        else NB_CUDA(cudaFuncGetAttributes(&fa, forces_pairs_kernel<1>));
+        if (r == 4) NB_CUDA(cudaFuncGetAttributes(&fa, NB_P(forces_pairs_kernel)<4>));
+        else if (r == 2) NB_CUDA(cudaFuncGetAttributes(&fa, NB_P(forces_pairs_kernel)<2>));
+        else NB_CUDA(cudaFuncGetAttributes(&fa, NB_P(forces_pairs_kernel)<1>));
     } else {
-        if (r == 4) NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<4>));
-        else if (r == 2) NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<2>));
-        else NB_CUDA(cudaFuncGetAttributes(&fa, forces_kernel<1>));
+        if (r == 4) NB_CUDA(cudaFuncGetAttributes(&fa, NB_P(forces_kernel)<4>));
+        else if (r == 2) NB_CUDA(cudaFuncGetAttributes(&fa, NB_P(forces_kernel)<2>));
+        else NB_CUDA(cudaFuncGetAttributes(&fa, NB_P(forces_kernel)<1>));
     }
     *threads = fa.maxThreadsPerBlock;
     return NB_OK;
@@ -528,70 +540,71 @@ static int max_threads(int pairs, int r, int *threads)
 
 /* Launch the force kernel on c->stream: accelerations into acc, and the
  * closing kick when vel != NULL. */
-static int launch_forces(gpu_ctx *c, void *acc_v, void *vel_v)
+static int NB_P(launch_forces)(gpu_ctx *c, void *acc_v, void *vel_v)
 {
-    vec3 *acc = (vec3 *)acc_v, *vel = (vec3 *)vel_v;
-    const body *pos = (const body *)c->pos;
-    part4 *partial = (part4 *)c->partial;
-    const real eps2 = (real)(NB_DOUBLE ? c->eps2d : c->eps2);
-    const kreal hdt = (kreal)(NB_DOUBLE || NB_MIXED ? 0.5 * c->dtd : 0.5f * c->dt);
+    NB_P(vec3) *acc = (NB_P(vec3) *)acc_v, *vel = (NB_P(vec3) *)vel_v;
+    const NB_P(body) *pos = (const NB_P(body) *)c->pos;
+    NB_P(part4) *partial = (NB_P(part4) *)c->partial;
+    const NB_P(real) eps2 = (NB_P(real))(NB_DOUBLE ? c->eps2d : c->eps2);
+    const NB_P(kreal) hdt = (NB_P(kreal))(NB_DOUBLE || NB_MIXED ? 0.5 * c->dtd : 0.5f * c->dt);
     if (c->poison) NB_CUDA(cudaMemsetAsync(acc, 0xff, (size_t)c->n * sizeof *acc, c->stream));
     dim3 grid((unsigned)columns(c), (unsigned)c->t.slices);
-    size_t shm = (size_t)c->t.block * sizeof(body);
+    size_t shm = (size_t)c->t.block * sizeof(NB_P(body));
     if (c->t.newton) {
         int P = c->t.tiles, T = c->t.tile;
         dim3 pg((unsigned)P, (unsigned)P);
-        size_t pshm = (size_t)c->t.block * (sizeof(body) + sizeof(react));
+        size_t pshm = (size_t)c->t.block * (sizeof(NB_P(body)) + sizeof(NB_P(react)));
         if (c->t.r == 4)
-            forces_pairs_kernel<4><<<pg, c->t.block, pshm, c->stream>>>(pos, partial, c->n, T, eps2);
+            NB_P(forces_pairs_kernel)<4><<<pg, c->t.block, pshm, c->stream>>>(pos, partial, c->n, T, eps2);
         else if (c->t.r == 2)
-            forces_pairs_kernel<2><<<pg, c->t.block, pshm, c->stream>>>(pos, partial, c->n, T, eps2);
+            NB_P(forces_pairs_kernel)<2><<<pg, c->t.block, pshm, c->stream>>>(pos, partial, c->n, T, eps2);
         else
-            forces_pairs_kernel<1><<<pg, c->t.block, pshm, c->stream>>>(pos, partial, c->n, T, eps2);
+            NB_P(forces_pairs_kernel)<1><<<pg, c->t.block, pshm, c->stream>>>(pos, partial, c->n, T, eps2);
         NB_LAUNCHED();
-        pairs_sum_kernel<<<(c->n + 255) / 256, 256, 0, c->stream>>>(partial, acc, vel, c->n, (long long)P * T,
-                                                                    P, hdt);
+        NB_P(pairs_sum_kernel)<<<(c->n + 255) / 256, 256, 0, c->stream>>>(partial, acc, vel, c->n,
+                                                                          (long long)P * T, P, hdt);
     } else if (c->t.warp) {
         grid.y = 1;
         if (c->t.r == 4)
-            forces_warp_kernel<4><<<grid, c->t.block, 0, c->stream>>>(pos, acc, vel, c->n, eps2, hdt);
+            NB_P(forces_warp_kernel)<4><<<grid, c->t.block, 0, c->stream>>>(pos, acc, vel, c->n, eps2, hdt);
         else if (c->t.r == 2)
-            forces_warp_kernel<2><<<grid, c->t.block, 0, c->stream>>>(pos, acc, vel, c->n, eps2, hdt);
+            NB_P(forces_warp_kernel)<2><<<grid, c->t.block, 0, c->stream>>>(pos, acc, vel, c->n, eps2, hdt);
         else
-            forces_warp_kernel<1><<<grid, c->t.block, 0, c->stream>>>(pos, acc, vel, c->n, eps2, hdt);
+            NB_P(forces_warp_kernel)<1><<<grid, c->t.block, 0, c->stream>>>(pos, acc, vel, c->n, eps2, hdt);
     } else if (c->t.r == 4)
-        forces_kernel<4><<<grid, c->t.block, shm, c->stream>>>(pos, acc, vel, partial, c->tickets, c->n,
-                                                               c->t.slice_len, eps2, hdt);
+        NB_P(forces_kernel)<4><<<grid, c->t.block, shm, c->stream>>>(pos, acc, vel, partial, c->tickets, c->n,
+                                                                     c->t.slice_len, eps2, hdt);
     else if (c->t.r == 2)
-        forces_kernel<2><<<grid, c->t.block, shm, c->stream>>>(pos, acc, vel, partial, c->tickets, c->n,
-                                                               c->t.slice_len, eps2, hdt);
+        NB_P(forces_kernel)<2><<<grid, c->t.block, shm, c->stream>>>(pos, acc, vel, partial, c->tickets, c->n,
+                                                                     c->t.slice_len, eps2, hdt);
     else
-        forces_kernel<1><<<grid, c->t.block, shm, c->stream>>>(pos, acc, vel, partial, c->tickets, c->n,
-                                                               c->t.slice_len, eps2, hdt);
+        NB_P(forces_kernel)<1><<<grid, c->t.block, shm, c->stream>>>(pos, acc, vel, partial, c->tickets, c->n,
+                                                                     c->t.slice_len, eps2, hdt);
     NB_LAUNCHED();
     return NB_OK;
 }
 
 /* One leapfrog step on c->stream, with its three events: kick + drift,
  * the forces (with the closing kick when fused), the closing kick. */
-static int launch_step(gpu_ctx *c, unsigned ev_flags)
+static int NB_P(launch_step)(gpu_ctx *c, unsigned ev_flags)
 {
     int rc, grid = (c->n + 255) / 256;
     NB_CUDA(cudaEventRecordWithFlags(c->ev[0], c->stream, ev_flags));
 #if NB_DOUBLE || NB_MIXED
-    kick_drift_kernel<<<grid, 256, 0, c->stream>>>(c->state, (vec3 *)c->vel, (const vec3 *)c->acc,
-                                                   (body *)c->pos, c->n, c->dtd, c->origin[0], c->origin[1],
-                                                   c->origin[2]);
-#else
+    NB_P(kick_drift_kernel)<<<grid, 256, 0, c->stream>>>(c->state, (NB_P(vec3) *)c->vel,
+                                                         (const NB_P(vec3) *)c->acc, (NB_P(body) *)c->pos, c->n,
+                                                         c->dtd, c->origin[0], c->origin[1], c->origin[2]);
+#else                                                /* single: the lesson's kernels (shared.cu) */
     kick_drift_kernel<<<grid, 256, 0, c->stream>>>((float4 *)c->pos, (float3 *)c->vel, (const float3 *)c->acc,
                                                    c->n, c->dt);
 #endif
     NB_LAUNCHED();
     NB_CUDA(cudaEventRecordWithFlags(c->ev[1], c->stream, ev_flags));
-    if ((rc = launch_forces(c, c->acc, c->t.fuse ? c->vel : NULL))) return rc;
+    if ((rc = NB_P(launch_forces)(c, c->acc, c->t.fuse ? c->vel : NULL))) return rc;
     if (!c->t.fuse) {
 #if NB_DOUBLE || NB_MIXED
-        kick_kernel<<<grid, 256, 0, c->stream>>>((vec3 *)c->vel, (const vec3 *)c->acc, c->n, c->dtd);
+        NB_P(kick_kernel)<<<grid, 256, 0, c->stream>>>((NB_P(vec3) *)c->vel, (const NB_P(vec3) *)c->acc, c->n,
+                                                       c->dtd);
 #else
         kick_kernel<<<grid, 256, 0, c->stream>>>((float3 *)c->vel, (const float3 *)c->acc, c->n, c->dt);
 #endif

@@ -1,10 +1,10 @@
-/* step01_cpu/wide.c -- step 01 in double and in mixed precision
+/* step01_cpu/precision/wide.c -- step 01 in double and in mixed precision
  * (--precision double | mixed; handouts/08_precision.md).
  *
  * nb_main() runs this table instead of step 01's own when --precision is
- * not single (nb_step.precision_variant): the same program, options, layout
- * (arrays of structs) and leapfrog as cpu.c and forces.c, with other
- * numbers:
+ * not single (nb_step.precision_variant, set by precision.c): the same
+ * options, layout (arrays of structs) and leapfrog as ../cpu.c and
+ * ../forces.c, with other numbers:
  *  double  positions, velocities, accelerations and every interaction and
  *          sum in double (nb_interact_d);
  *  mixed   the state in double; before each force computation the positions
@@ -23,9 +23,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cpu.h"
 #include "nb_physics.h"
 #include "nb_step.h"
+#include "precision.h"
 
 #define MIXED_CHUNK 256              /* sources per float chunk of a mixed sum */
 
