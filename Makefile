@@ -61,7 +61,6 @@ setup:
 
 # every program this machine can run, step05 --cpu too; a table at the end
 RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(t)/nbody_tuned) \
-                  $(if $(and $(filter step05_barneshut,$(s)),$(NB_TUNED05)),step05_barneshut/nbody_tuned) \
                   $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
 run: deps all
 	@scripts/run.sh $(RUN_PROGRAMS)
@@ -95,8 +94,7 @@ mutants: deps-test
 	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/mutants.sh
 
 sanitize: all
-	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED)) \
-	  $(if $(and $(filter step05_barneshut,$(STEPS)),$(NB_TUNED05)),step05_barneshut/nbody_tuned)
+	@scripts/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED))
 
 # libFuzzer targets of the readers and the option parser (fuzz/Makefile)
 FUZZ_SECONDS ?= 60

@@ -1,9 +1,9 @@
 /* main_step05_tuned.c -- the CUnit runner grading step05's tuned build
- * (step05_barneshut/nbody_tuned, tuned.cu): the conformance suite with the
+ * (step05_barneshut/tuned/nbody_tuned, tuned.cu): the conformance suite with the
  * tree's tolerance, the lesson's GPU tree suite (the lesson's CPU code is
  * its reference: the tuned build uses the same cells), "step05 tuned" (the quadrupole expansion against the
  * grader's own, the orders against each other, NB_TUNE), and the program
- * under compute-sanitizer.  The table runs in tests/work_step05_barneshut
+ * under compute-sanitizer.  The tables run in tests/work_step05_tuned
  * (its table "tuned", nb_remote.h). */
 #include "nb_grade.h"
 #include "nb_remote.h"

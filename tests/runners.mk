@@ -25,8 +25,6 @@ nb_tuned_of = $(foreach s,$(1),$(filter $(s)/tuned,$(NB_TUNED_DIRS)))
 # $(call nb_tuned_runner,FOLDER): its runner
 nb_tuned_runner = $(firstword $(subst _, ,$(patsubst %/tuned,%,$(1))))_tuned
 NB_TUNED := $(filter step04_shared/tuned,$(NB_TUNED_DIRS))
-NB_TUNED05 := $(wildcard $(NB_TOP)/step05_barneshut/tuned.cu)
 # $(call nb_runners,STEPS): the runners of those steps, each with its tuned build's
-nb_runners = common $(foreach s,$(1),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(call nb_tuned_runner,$(t)))) \
-             $(if $(and $(filter step05_barneshut,$(1)),$(NB_TUNED05)),step05_tuned)
+nb_runners = common $(foreach s,$(1),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(call nb_tuned_runner,$(t))))
 NB_RUNNERS := $(call nb_runners,$(NB_STEPS))

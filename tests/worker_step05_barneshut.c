@@ -1,6 +1,5 @@
 /* worker_step05_barneshut.c -- the tables of tests/work_step05_barneshut (the
- * GPU tree code, its --cpu variant and, where its source is, the tuned
- * build nbody_tuned: NB_TUNED05) and what the tree suite asks of them
+ * GPU tree code and its --cpu variant) and what the tree suite asks of them
  * (see nb_worker.h): the tree as the code built it, the interaction counts
  * of the last force computation, and the walk's vote in both of its forms.
  * The grader checks all of it against its own references (suite_tree.c). */
@@ -10,33 +9,19 @@
 #include "bh_cpu.h"
 #include "bh_cpu_vote.h"
 #include "bh_gpu.h"
-#if NB_TUNED05
-#include "tuned.h"
-#endif
 
 const nb_worker_table nb_worker_tables[] = {
-    { "gpu", &nb_step05_gpu }, { "cpu", &nb_step05_cpu },
-#if NB_TUNED05
-    { "tuned", &nb_step05_tuned },
-#endif
-    { NULL, NULL }
+    { "gpu", &nb_step05_gpu }, { "cpu", &nb_step05_cpu }, { NULL, NULL }
 };
 
 static int is_cpu(const nb_worker_table *t) { return t->step == &nb_step05_cpu; }
-#if NB_TUNED05
-static int is_tuned(const nb_worker_table *t) { return t->step == &nb_step05_tuned; }
-#else
-static int is_tuned(const nb_worker_table *t) { (void)t; return 0; }
-#define bh_tuned_tree bh_gpu_tree
-#define bh_tuned_interactions bh_gpu_interactions
-#endif
 
 static int ext_tree(const nb_worker_table *t, void *ctx, nb_wbuf *in, nb_wbuf *out)
 {
     (void)in;
     if (!ctx) return nb_fail(NB_EXIT_RUNTIME, "worker: no step context");
     bh_tree tr;
-    int rc = is_cpu(t) ? bh_cpu_tree(ctx, &tr) : is_tuned(t) ? bh_tuned_tree(ctx, &tr) : bh_gpu_tree(ctx, &tr);
+    int rc = is_cpu(t) ? bh_cpu_tree(ctx, &tr) : bh_gpu_tree(ctx, &tr);
     if (rc) return rc;
     nb_wput_i64(out, tr.n);
     nb_wput_i64(out, tr.ncells);
@@ -55,8 +40,7 @@ static int ext_interactions(const nb_worker_table *t, void *ctx, nb_wbuf *in, nb
     (void)in;
     if (!ctx) return nb_fail(NB_EXIT_RUNTIME, "worker: no step context");
     int64_t bb = -1, bc = -1;
-    int rc = is_cpu(t) ? bh_cpu_interactions(ctx, &bb, &bc)
-             : is_tuned(t) ? bh_tuned_interactions(ctx, &bb, &bc) : bh_gpu_interactions(ctx, &bb, &bc);
+    int rc = is_cpu(t) ? bh_cpu_interactions(ctx, &bb, &bc) : bh_gpu_interactions(ctx, &bb, &bc);
     if (rc) return rc;
     nb_wput_i64(out, bb);
     nb_wput_i64(out, bc);

@@ -1,4 +1,4 @@
-/* step05_barneshut/tuned.cu -- the tuned build of step05 (program nbody_tuned).
+/* step05_barneshut/tuned/tuned.cu -- the tuned build of step05 (program nbody_tuned).
  *
  * The lesson's tree code (bh_gpu.cu) builds the octree, sums its cells and
  * puts the bodies in tree order; this build runs those kernels unchanged,
