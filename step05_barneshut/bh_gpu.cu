@@ -973,8 +973,8 @@ extern "C" int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a)
     a->ncells = g->hst.ncells;
     a->child = g->d.child; a->chain = g->d.chain; a->bnext = g->d.bnext; a->parent = g->d.parent;
     a->geom = (const float *)g->d.geom;
-    a->mass = (float *)g->d.mass;
-    a->link = (int *)g->d.link;
+    a->mass = (const float *)g->d.mass;
+    a->link = (const int *)g->d.link;
     return 0;
 }
 
