@@ -980,10 +980,25 @@ extern "C" int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a)
 
 /* The program's table (main.c); --cpu swaps in nb_step05_cpu (bh_cpu.c). */
 extern "C" const nb_step nb_step05_gpu = {
-    "step05_barneshut",
-    "Barnes-Hut octree, O(N log N): GPU kernel pipeline after Burtscher & Pingali "
-    "(--cpu: CPU tree code)",
-    BH_STEP_OPTIONS, 1, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    gpu_report, gpu_cells, gpu_destroy, &nb_step05_cpu,
-    GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY, gpu_bodies, NULL, NULL, NULL,
+    .name = "step05_barneshut",
+    .idea = "Barnes-Hut octree, O(N log N): GPU kernel pipeline after Burtscher & Pingali "
+            "(--cpu: CPU tree code)",
+    .options = BH_STEP_OPTIONS,
+    .tree = 1,
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .accel = gpu_accel,
+    .advance = gpu_advance,
+    .download = gpu_download,
+    .info = gpu_info,
+    .report = gpu_report,
+    .cells = gpu_cells,
+    .destroy = gpu_destroy,
+    .cpu_variant = &nb_step05_cpu,
+    .host_bytes_per_body = GPU_HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = GPU_DEVICE_BYTES_PER_BODY,
+    .bodies = gpu_bodies,
+    .state64 = NULL,                 /* float only */
+    .accel64 = NULL,
+    .precision_variant = NULL,
 };

@@ -1066,10 +1066,25 @@ extern "C" int bh_tuned_interactions(void *ctx, int64_t *bb, int64_t *bc)
 }
 
 extern "C" const nb_step nb_step05_tuned = {
-    "step05_tuned",
-    "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 64 bodies "
-    "evaluated like a tile",
-    NB_OPT_THETA | NB_OPT_RENDER_TREE, 1, t_probe, t_init, t_accel, t_advance,
-    t_download, t_info, t_report, t_cells, t_destroy, NULL,
-    TUNED_HOST_BYTES_PER_BODY, TUNED_DEVICE_BYTES_PER_BODY, t_bodies, NULL, NULL, NULL,
+    .name = "step05_tuned",
+    .idea = "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 64 bodies "
+            "evaluated like a tile",
+    .options = NB_OPT_THETA | NB_OPT_RENDER_TREE,
+    .tree = 1,
+    .probe = t_probe,
+    .init = t_init,
+    .accel = t_accel,
+    .advance = t_advance,
+    .download = t_download,
+    .info = t_info,
+    .report = t_report,
+    .cells = t_cells,
+    .destroy = t_destroy,
+    .cpu_variant = NULL,
+    .host_bytes_per_body = TUNED_HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = TUNED_DEVICE_BYTES_PER_BODY,
+    .bodies = t_bodies,
+    .state64 = NULL,                 /* float only */
+    .accel64 = NULL,
+    .precision_variant = NULL,
 };
