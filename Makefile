@@ -61,7 +61,8 @@ setup:
 
 # every program this machine can run, step05 --cpu too; a table at the end
 RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(t)/nbody_tuned) \
-                  $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
+                  $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu \
+                    $(foreach t,$(call nb_tuned_of,$(s)),$(t)/nbody_tuned:--cpu)))
 run: deps all
 	@scripts/run.sh $(RUN_PROGRAMS)
 

@@ -294,7 +294,7 @@ static __global__ void k_build(bh_dev d)
 /* A cell whose children are all bodies starts; after writing a cell, a
  * thread decrements its parent's count of unfinished child cells and goes on
  * with the parent only if it finished the last one.  No thread waits.
- * The sums are in double, as in bh_cpu.c's summarize_cell() (a float sum of
+ * The sums are in double, as in bh_cpu.c's summarize() (a float sum of
  * m x over a long leaf list moves a cluster's centre of mass): a float times
  * a float is exact in double, so an FMA changes nothing and both codes get
  * the same bits. */

@@ -82,7 +82,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bh_cpu.h"
 #include "bh_gpu.h"
 #include "bh_tree.h"
 #include "nb_cuda.h"
@@ -1069,7 +1068,7 @@ extern "C" const nb_step nb_step05_tuned = {
     .name = "step05_tuned",
     .idea = "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 64 bodies "
             "evaluated like a tile",
-    .options = NB_OPT_THETA | NB_OPT_RENDER_TREE,
+    .options = NB_OPT_THETA | NB_OPT_RENDER_TREE | NB_OPT_CPU,
     .tree = 1,
     .probe = t_probe,
     .init = t_init,
@@ -1080,7 +1079,7 @@ extern "C" const nb_step nb_step05_tuned = {
     .report = t_report,
     .cells = t_cells,
     .destroy = t_destroy,
-    .cpu_variant = NULL,
+    .cpu_variant = &nb_step05_tuned_cpu,       /* --cpu: cpu_tuned.c */
     .host_bytes_per_body = TUNED_HOST_BYTES_PER_BODY,
     .device_bytes_per_body = TUNED_DEVICE_BYTES_PER_BODY,
     .bodies = t_bodies,
