@@ -66,8 +66,8 @@ setup:
 
 # every program this machine can run, step05 --cpu too; a table at the end
 RUN_PROGRAMS := $(foreach s,$(STEPS),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(t)/nbody_tuned) \
-                  $(if $(and $(filter step05_barneshut,$(s)),$(NB_TUNED05)),step05_barneshut/nbody_tuned) \
-                  $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu))
+                  $(if $(filter step05_barneshut,$(s)),step05_barneshut:--cpu \
+                    $(foreach t,$(call nb_tuned_of,$(s)),$(t)/nbody_tuned:--cpu)))
 run: deps all
 	@scripts/setup/run.sh $(RUN_PROGRAMS)
 
@@ -106,8 +106,7 @@ mutants: deps-test
 	@MUTANTS='$(MUTANTS)' JOBS='$(JOBS)' ARCH='$(ARCH)' bash scripts/grade/mutants.sh
 
 sanitize: all
-	@scripts/gpu/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED)) \
-	  $(if $(and $(filter step05_barneshut,$(STEPS)),$(NB_TUNED05)),step05_barneshut/nbody_tuned)
+	@scripts/gpu/sanitize.sh $(filter-out step01_cpu,$(STEPS)) $(addsuffix /nbody_tuned,$(TUNED))
 
 # libFuzzer targets of the readers and the option parser (tests/fuzz/Makefile)
 FUZZ_SECONDS ?= 60

@@ -294,7 +294,7 @@ static __global__ void k_build(bh_dev d)
 /* A cell whose children are all bodies starts; after writing a cell, a
  * thread decrements its parent's count of unfinished child cells and goes on
  * with the parent only if it finished the last one.  No thread waits.
- * The sums are in double, as in bh_cpu.c's summarize_cell() (a float sum of
+ * The sums are in double, as in bh_cpu.c's summarize() (a float sum of
  * m x over a long leaf list moves a cluster's centre of mass): a float times
  * a float is exact in double, so an FMA changes nothing and both codes get
  * the same bits. */
@@ -973,17 +973,32 @@ extern "C" int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a)
     a->ncells = g->hst.ncells;
     a->child = g->d.child; a->chain = g->d.chain; a->bnext = g->d.bnext; a->parent = g->d.parent;
     a->geom = (const float *)g->d.geom;
-    a->mass = (float *)g->d.mass;
-    a->link = (int *)g->d.link;
+    a->mass = (const float *)g->d.mass;
+    a->link = (const int *)g->d.link;
     return 0;
 }
 
 /* The program's table (main.c); --cpu swaps in nb_step05_cpu (bh_cpu.c). */
 extern "C" const nb_step nb_step05_gpu = {
-    "step05_barneshut",
-    "Barnes-Hut octree, O(N log N): GPU kernel pipeline after Burtscher & Pingali "
-    "(--cpu: CPU tree code)",
-    BH_STEP_OPTIONS, 1, gpu_probe, gpu_init, gpu_accel, gpu_advance, gpu_download, gpu_info,
-    gpu_report, gpu_cells, gpu_destroy, &nb_step05_cpu,
-    GPU_HOST_BYTES_PER_BODY, GPU_DEVICE_BYTES_PER_BODY, gpu_bodies, NULL, NULL, NULL,
+    .name = "step05_barneshut",
+    .idea = "Barnes-Hut octree, O(N log N): GPU kernel pipeline after Burtscher & Pingali "
+            "(--cpu: CPU tree code)",
+    .options = BH_STEP_OPTIONS,
+    .tree = 1,
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .accel = gpu_accel,
+    .advance = gpu_advance,
+    .download = gpu_download,
+    .info = gpu_info,
+    .report = gpu_report,
+    .cells = gpu_cells,
+    .destroy = gpu_destroy,
+    .cpu_variant = &nb_step05_cpu,
+    .host_bytes_per_body = GPU_HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = GPU_DEVICE_BYTES_PER_BODY,
+    .bodies = gpu_bodies,
+    .state64 = NULL,                 /* float only */
+    .accel64 = NULL,
+    .precision_variant = NULL,
 };

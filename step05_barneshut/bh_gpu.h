@@ -52,7 +52,7 @@ int bh_gpu_kick(void *ctx, int64_t lo, int64_t hi);
 int bh_gpu_read_status(void *ctx);
 
 /* The device arrays of ctx, for the copies and collectives of a later step
- * and for step05's tuned build. */
+ * (step06) and for a code that walks this tree its own way. */
 typedef struct bh_gpu_arrays_t {
     int n;                       /* bodies */
     float *pos;                  /* x, y, z, m per body (float4), cap entries */
@@ -60,17 +60,16 @@ typedef struct bh_gpu_arrays_t {
     float *ax, *ay, *az;         /* n each, at the body indices */
     const int *sorted;           /* n: the tree order of the last build */
     double bytes;                /* device memory the tree code allocated */
-    /* the tree of the last build (step05's tuned build walks it its own way;
-     * the arrays move when a build grows them: ask again after each build) */
+    /* the tree of the last build, read-only (the arrays move when a build
+     * grows them: ask again after each build) */
     int ncells;                  /* cells; cell k is node n + k, cell 0 the root */
     const int *child;            /* 8 per cell: BH_EMPTY, a body (head of its leaf list), n + k */
     const int *chain;            /* n: the next body of the same leaf list, or BH_EMPTY */
     const int *bnext;            /* n: the stackless walk's node after each body */
     const int *parent;           /* per cell, -1 for the root */
     const float *geom;           /* per cell: cube centre x, y, z and half size (float4) */
-    float *mass;                 /* per cell: centre of mass x, y, z and mass (float4) */
-    int *link;                   /* per cell: more, next, open^2 (float bits), count (int4);
-                                  * the tuned build rewrites mass and open^2 when it refits */
+    const float *mass;           /* per cell: centre of mass x, y, z and mass (float4) */
+    const int *link;             /* per cell: more, next, open^2 (float bits), count (int4) */
 } bh_gpu_arrays_t;
 int bh_gpu_arrays(void *ctx, bh_gpu_arrays_t *a);
 

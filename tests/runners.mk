@@ -32,8 +32,6 @@ NB_TUNED := $(filter step04_shared/tuned,$(NB_TUNED_DIRS))
 NB_EXERCISE_DIRS := $(patsubst $(NB_TOP)/%/Makefile,%,$(sort $(wildcard $(NB_TOP)/step0*/precision/Makefile)))
 # $(call nb_exercises_of,STEPS): the exercise folders of those steps
 nb_exercises_of = $(foreach s,$(1),$(filter $(s)/precision,$(NB_EXERCISE_DIRS)))
-NB_TUNED05 := $(wildcard $(NB_TOP)/step05_barneshut/tuned.cu)
 # $(call nb_runners,STEPS): the runners of those steps, each with its tuned build's
-nb_runners = common $(foreach s,$(1),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(call nb_tuned_runner,$(t)))) \
-             $(if $(and $(filter step05_barneshut,$(1)),$(NB_TUNED05)),step05_tuned)
+nb_runners = common $(foreach s,$(1),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(call nb_tuned_runner,$(t))))
 NB_RUNNERS := $(call nb_runners,$(NB_STEPS))

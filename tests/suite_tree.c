@@ -935,8 +935,12 @@ void nb_tree_register_gpu(const nb_step *gpu, const nb_step *cpu, const char *st
     nb_grade_gate(suite, gate_gpu, what);
 }
 
-void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_binary)
+/* The CPU suite alone, under its own name (step05's tuned build: its --cpu).
+ * cpu is also the reference of the GPU suite: register it before that. */
+void nb_tree_register_cpu(const nb_step *cpu, const char *step_binary, const char *suite)
 {
+    CPU.step = cpu;
+    binary = step_binary;
     static const nb_test cpu_tests[] = {
         { "cpu tree invariants (plummer 10007, disk 4099)", t_cpu_invariants, 3 },
         { "cpu theta 0 = direct sum (N^2 interactions, max 1e-4)", t_cpu_theta0, NB_FORCES(2) },
@@ -956,7 +960,14 @@ void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_b
         { "cpu deep trees (depth 64, 8 cells per level): theta 0 and 0.5", t_cpu_deep, 2 },
         NB_TEST_END
     };
-    nb_grade_suite("step05 cpu tree", cpu_tests, NULL);
-    nb_grade_gate("step05 cpu tree", gate_cpu, "step05_barneshut --cpu: its accelerations at N = 1000 (theta 0.5)");
+    nb_grade_suite(suite, cpu_tests, NULL);
+    static char what[160];
+    snprintf(what, sizeof what, "%s --cpu: its accelerations at N = 1000 (theta 0.5)", CPU.step->name);
+    nb_grade_gate(suite, gate_cpu, what);
+}
+
+void nb_tree_register(const nb_step *gpu, const nb_step *cpu, const char *step_binary)
+{
+    nb_tree_register_cpu(cpu, step_binary, "step05 cpu tree");
     nb_tree_register_gpu(gpu, cpu, step_binary, "step05 gpu tree");
 }

@@ -1,5 +1,5 @@
 /* suite_tree_tuned.c -- the suite "step05 tuned" of step05's tuned build
- * (step05_barneshut/tuned.cu, nbody_tuned): what it adds to the lesson's
+ * (step05_barneshut/tuned/tuned.cu, nbody_tuned): what it adds to the lesson's
  * tree, checked against the grader's own references.  (The lesson's GPU
  * tree suite runs on it too: main_step05_tuned.c.)
  *

@@ -1,42 +1,27 @@
 /* worker_step05_barneshut.c -- the tables of tests/work_step05_barneshut (the
- * GPU tree code, its --cpu variant and, where its source is, the tuned
- * build nbody_tuned: NB_TUNED05) and what the tree suite asks of them
+ * GPU tree code and its --cpu variant) and what the tree suite asks of them
  * (see nb_worker.h): the tree as the code built it, the interaction counts
- * of the last force computation, and the walk's vote in both of its forms.
+ * of the last force computation, and the walk's vote (bh_cpu_vote(): one
+ * form, the loop; the tuned build's --cpu has a second, tests/worker_step05_tuned.c).
  * The grader checks all of it against its own references (suite_tree.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "nb_worker.h"
 #include "bh_cpu.h"
-#include "bh_cpu_vote.h"
 #include "bh_gpu.h"
-#if NB_TUNED05
-#include "tuned.h"
-#endif
 
 const nb_worker_table nb_worker_tables[] = {
-    { "gpu", &nb_step05_gpu }, { "cpu", &nb_step05_cpu },
-#if NB_TUNED05
-    { "tuned", &nb_step05_tuned },
-#endif
-    { NULL, NULL }
+    { "gpu", &nb_step05_gpu }, { "cpu", &nb_step05_cpu }, { NULL, NULL }
 };
 
 static int is_cpu(const nb_worker_table *t) { return t->step == &nb_step05_cpu; }
-#if NB_TUNED05
-static int is_tuned(const nb_worker_table *t) { return t->step == &nb_step05_tuned; }
-#else
-static int is_tuned(const nb_worker_table *t) { (void)t; return 0; }
-#define bh_tuned_tree bh_gpu_tree
-#define bh_tuned_interactions bh_gpu_interactions
-#endif
 
 static int ext_tree(const nb_worker_table *t, void *ctx, nb_wbuf *in, nb_wbuf *out)
 {
     (void)in;
     if (!ctx) return nb_fail(NB_EXIT_RUNTIME, "worker: no step context");
     bh_tree tr;
-    int rc = is_cpu(t) ? bh_cpu_tree(ctx, &tr) : is_tuned(t) ? bh_tuned_tree(ctx, &tr) : bh_gpu_tree(ctx, &tr);
+    int rc = is_cpu(t) ? bh_cpu_tree(ctx, &tr) : bh_gpu_tree(ctx, &tr);
     if (rc) return rc;
     nb_wput_i64(out, tr.n);
     nb_wput_i64(out, tr.ncells);
@@ -55,8 +40,7 @@ static int ext_interactions(const nb_worker_table *t, void *ctx, nb_wbuf *in, nb
     (void)in;
     if (!ctx) return nb_fail(NB_EXIT_RUNTIME, "worker: no step context");
     int64_t bb = -1, bc = -1;
-    int rc = is_cpu(t) ? bh_cpu_interactions(ctx, &bb, &bc)
-             : is_tuned(t) ? bh_tuned_interactions(ctx, &bb, &bc) : bh_gpu_interactions(ctx, &bb, &bc);
+    int rc = is_cpu(t) ? bh_cpu_interactions(ctx, &bb, &bc) : bh_gpu_interactions(ctx, &bb, &bc);
     if (rc) return rc;
     nb_wput_i64(out, bb);
     nb_wput_i64(out, bc);
@@ -64,8 +48,9 @@ static int ext_interactions(const nb_worker_table *t, void *ctx, nb_wbuf *in, nb
 }
 
 /* in: K, then K cases of x, y, z (BH_GROUP floats each) and mx, my, mz,
- * open2; out: whether the AVX-512 form is built, then the K answers of the
- * loop and the K answers of the AVX-512 form (the loop's again without it). */
+ * open2; out: whether a second (AVX-512) form is built (0: the lesson has
+ * one form), then the K answers of the loop and the K answers of the second
+ * form (the loop's again). */
 static int ext_vote(const nb_worker_table *t, void *ctx, nb_wbuf *in, nb_wbuf *out)
 {
     (void)t;
@@ -82,20 +67,12 @@ static int ext_vote(const nb_worker_table *t, void *ctx, nb_wbuf *in, nb_wbuf *o
         nb_wget_floats(in, z, BH_GROUP);
         nb_wget_floats(in, m, 4);
         if (in->bad) break;
-        loop[c] = bh_vote_loop(x, y, z, m[0], m[1], m[2], m[3]);
-#if defined(__AVX512F__)
-        wide[c] = bh_vote_avx512(x, y, z, m[0], m[1], m[2], m[3]);
-#else
+        loop[c] = bh_cpu_vote(x, y, z, m[0], m[1], m[2], m[3]);
         wide[c] = loop[c];
-#endif
     }
     int rc = in->bad ? nb_fail(NB_EXIT_USAGE, "worker: vote: malformed cases") : 0;
     if (!rc) {
-#if defined(__AVX512F__)
-        nb_wput_i64(out, 1);
-#else
         nb_wput_i64(out, 0);
-#endif
         nb_wput_ints(out, loop, k);
         nb_wput_ints(out, wide, k);
     }

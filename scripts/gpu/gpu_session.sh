@@ -185,20 +185,20 @@ if has cpuscale && [ -x scripts/tables/cpu_tree_scaling.sh ]; then
   cat "$LOG/cpu_tree_scaling.log"; note "cpu scaling exit $rc"
 fi
 if has cpuwidth; then
-  # the CPU force loops' vector width: the tree code at 1M on all cores,
+  # the CPU force loops' vector width: the tuned tree code (--cpu) at 1M on all cores,
   # built as configured (512-bit vectors where the CPU has AVX-512), then
   # with FORCE_VECTOR_WIDTH= (the compiler's own preference), then back
   ts cpuwidth
   w=$LOG/cpu_vector_width.log
   for fvw in default ""; do
-    touch step05_barneshut/bh_cpu_eval.c
-    if [ "$fvw" = default ]; then "${mk[@]}" -C step05_barneshut >/dev/null 2>&1
-    else "${mk[@]}" -C step05_barneshut FORCE_VECTOR_WIDTH= >/dev/null 2>&1; fi
+    touch step05_barneshut/tuned/bh_cpu_eval.c
+    if [ "$fvw" = default ]; then "${mk[@]}" -C step05_barneshut/tuned >/dev/null 2>&1
+    else "${mk[@]}" -C step05_barneshut/tuned FORCE_VECTOR_WIDTH= >/dev/null 2>&1; fi
     echo "== FORCE_VECTOR_WIDTH=${fvw}" >>"$w"
-    timeout "$TMO" step05_barneshut/nbody --cpu -n 1000000 -s 2 --warmup 0 --bench --threads "$J" 2>&1 |
+    timeout "$TMO" step05_barneshut/tuned/nbody_tuned --cpu -n 1000000 -s 2 --warmup 0 --bench --threads "$J" 2>&1 |
       grep -E 'cpu |force|step |phases' >>"$w"
   done
-  touch step05_barneshut/bh_cpu_eval.c; "${mk[@]}" -C step05_barneshut >/dev/null 2>&1
+  touch step05_barneshut/tuned/bh_cpu_eval.c; "${mk[@]}" -C step05_barneshut/tuned >/dev/null 2>&1
   cat "$w"; note "cpu vector width compared"
 fi
 tar czf "$OUT/session.tgz" -C "$OUT" logs

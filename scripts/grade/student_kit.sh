@@ -5,9 +5,9 @@
 # Copies every git-tracked file of this tree (`git ls-files`, as it is in the
 # working tree) to DEST (default: dist/ at the top of the tree) -- except
 # what would give the answers away: tests/mutants/ (the instructor's catalog of
-# wrong solutions, whose patches quote the solutions) and the tuned builds
-# of step04 and step05 (tuned.cu and its kernels, its program, its runner and
-# worker or table, its tuning tool and suites: solutions of those steps too;
+# wrong solutions, whose patches quote the solutions) and the tuned builds,
+# the folders step*/tuned/ (with their runners, workers, tuning tool and
+# suites: solutions of those steps too;
 # the kit builds and grades without them) -- and, in
 # C/CUDA sources (*.c *.h *.cu *.cuh), replaces each marked solution region
 # by its TODO comment and its blank; in the handouts (*.md) each worked
@@ -66,7 +66,6 @@ cd "$top"
 while IFS= read -r -d '' f; do
   case "$f" in
     tests/mutants/*|step0*/tuned/*|\
-    step05_barneshut/tuned.cu|step05_barneshut/tuned.h|step05_barneshut/main_tuned.c|\
     tests/*step04_tuned*|tests/suite_tuned.c|tests/*step05_tuned*|tests/suite_tree_tuned.c|\
     tests/tune_step04.c) continue ;;
   esac
@@ -105,9 +104,9 @@ done < <(git ls-files -z)
 # The kit's own documents about what it lacks: the lesson map without the
 # files left out, a link to one of them plain text, and the counts the
 # documents quote (make diff's lines among them) counted again in the kit.
-left_out='step0[0-9]_[a-z0-9]+/tuned/[^)]*|step05_barneshut/tuned\.(cu|h)|step05_barneshut/main_tuned\.c'
+left_out='step0[0-9]_[a-z0-9]+/tuned/[^)]*'
 if [ -f "$dest/docs/lessons.tsv" ]; then
-  awk -F'\t' '!($2 ~ /^tuned\//) && !(($1 == "04" || $1 == "05") && ($2 == "tuned.cu" || $2 == "tuned.h" || $2 == "main_tuned.c"))' "$dest/docs/lessons.tsv" \
+  awk -F'\t' '!($2 ~ /^tuned\//)' "$dest/docs/lessons.tsv" \
     > "$dest/docs/lessons.tsv.tmp" && mv "$dest/docs/lessons.tsv.tmp" "$dest/docs/lessons.tsv"
 fi
 for md in "$dest"/README.md "$dest"/docs/*.md "$dest"/handouts/*.md; do

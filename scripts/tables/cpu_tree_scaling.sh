@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/tables/cpu_tree_scaling.sh -- thread scaling of the CPU tree code
-# (step05_barneshut --cpu): one Plummer sphere, --threads 1, 2, 4, 8, 16 (as
+# scripts/tables/cpu_tree_scaling.sh -- thread scaling of the fast CPU tree code
+# (step05_barneshut/tuned/nbody_tuned --cpu, the tuned build's: its --bench
+# splits the walk/list and evaluate phases): one Plummer sphere, --threads 1, 2, 4, 8, 16 (as
 # many of these as the machine has logical CPUs, and the machine's count),
 # a small table with the time per step, the speedup over 1 thread and the
 # phases of the --bench report.
@@ -8,14 +9,14 @@
 #   scripts/tables/cpu_tree_scaling.sh            N = 1000000
 #   scripts/tables/cpu_tree_scaling.sh 200000     another N
 #
-# Each run: `step05_barneshut/nbody --cpu -n N -s STEPS --warmup WARMUP
+# Each run: `step05_barneshut/tuned/nbody_tuned --cpu -n N -s STEPS --warmup WARMUP
 # --bench --threads T` (the initial force evaluation before it warms the
 # memory up too).  At N = 1000000 a step takes a few seconds on one core, so
 # the defaults (STEPS=2, WARMUP=0: three force evaluations per run) keep the
 # whole table within about two minutes on a 16-core machine.
 #
 # Environment: STEPS (2), WARMUP (0), THREADS ("1 2 4 8 16" up to the
-# logical CPUs, plus their count), THETA (0.5).  Builds step05 if needed.
+# logical CPUs, plus their count), THETA (0.5).  Builds it if needed.
 # Exit 0 when every run worked, 1 otherwise.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,12 +35,12 @@ else
     for t in 1 2 4 8 16; do [ "$t" -le "$cpus" ] && list="$list $t"; done
     case " $list " in *" $cpus "*) ;; *) [ "$cpus" -le 16 ] && list="$list $cpus" ;; esac
 fi
-bin=$top/step05_barneshut/nbody
-[ -x "$bin" ] || make -C "$top/step05_barneshut" >/dev/null
+bin=$top/step05_barneshut/tuned/nbody_tuned
+[ -x "$bin" ] || make -C "$top/step05_barneshut/tuned" >/dev/null
 
-echo "step05_barneshut --cpu thread scaling: N = $n Plummer (seed 1), theta $theta"
+echo "step05_barneshut/tuned/nbody_tuned --cpu thread scaling: N = $n Plummer (seed 1), theta $theta"
 echo "machine: $(nbs_cpu_model), $(nbs_cpu_cores) cores, $cpus logical CPUs; $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "each row: step05_barneshut/nbody --cpu -n $n -s $steps --warmup $warmup --theta $theta --bench --threads T"
+echo "each row: step05_barneshut/tuned/nbody_tuned --cpu -n $n -s $steps --warmup $warmup --theta $theta --bench --threads T"
 echo "(ms per step: the median of the timed steps; phases: the mean per timed step)"
 echo
 printf '| %7s | %10s | %10s | %7s | %6s | %8s | %9s | %9s | %9s |\n' threads "step ms" "force ms" \

@@ -98,7 +98,7 @@ add_series bh_cap   step01_cpu       "--threads 1"         cpu1    ap   "$IC3"  
 add_series bh_ctree step05_barneshut "--cpu --threads 1"   cputree tree "$IC3"  "tree CPU, 1 thread (step05 --cpu)"
 add_series bh_ctall step05_barneshut "--cpu --threads $THREADS" cputree tree "$IC3" "tree CPU, $THREADS threads (step05 --cpu)"
 add_series bh_gtree step05_barneshut ""                    gputree tree "$IC3"  "tree GPU (step05)"
-add_series bh_ttree step05_barneshut/nbody_tuned "--theta 0.7" gputree tree "$IC3" "tuned tree GPU, θ 0.7 (nbody_tuned)"
+add_series bh_ttree step05_barneshut/tuned/nbody_tuned "--theta 0.7" gputree tree "$IC3" "tuned tree GPU, θ 0.7 (nbody_tuned)"
 add_series bh_gap   step04_shared    ""                    gpu     ap   "$IC3"  "all-pairs GPU (step04)"
 
 is_gpu_kind() { case $1 in gpu|gputree) return 0;; *) return 1;; esac; }

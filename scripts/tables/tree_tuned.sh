@@ -77,7 +77,7 @@ for n in $ECL_NS; do
 done
 ECL_LIMIT=${ECLBH_TIMEOUT:-180}
 case $ECL_LIMIT in ''|*[!0-9]*|0*) echo "tree_tuned: ECLBH_TIMEOUT must be a positive number of seconds (got '$ECL_LIMIT')" >&2; exit 2 ;; esac
-for p in step05_barneshut/nbody step05_barneshut/nbody_tuned; do
+for p in step05_barneshut/nbody step05_barneshut/tuned/nbody_tuned; do
     [ -x "$(nb_bin "$p")" ] || { echo "tree_tuned: $p is not built (run make first; the student kit leaves the tuned build out)" >&2; exit 3; }
 done
 nb_init_tmp
@@ -133,7 +133,7 @@ echo "code,n,theta,steps,step_ms_mean,force_ms_mean,inter_per_s,err_median,err_p
 GPU_NAME=""; ok=0
 for n in $NS; do
     for code in lesson tuned; do
-        if [ $code = lesson ]; then prog=step05_barneshut/nbody; thetas=$LT; else prog=step05_barneshut/nbody_tuned; thetas=$TT; fi
+        if [ $code = lesson ]; then prog=step05_barneshut/nbody; thetas=$LT; else prog=step05_barneshut/tuned/nbody_tuned; thetas=$TT; fi
         for th in $thetas; do
             echo "tree_tuned: $prog -n $n --theta $th" >&2
             nb_run "$(nb_limit 60 600)" "$(nb_bin "$prog")" -n "$n" --steps "$STEPS" --warmup 1 --ic plummer \

@@ -1,4 +1,4 @@
-/* step05_barneshut/tuned.cu -- the tuned build of step05 (program nbody_tuned).
+/* step05_barneshut/tuned/tuned.cu -- the tuned build of step05 (program nbody_tuned).
  *
  * The lesson's tree code (bh_gpu.cu) builds the octree, sums its cells and
  * puts the bodies in tree order; this build runs those kernels unchanged,
@@ -82,7 +82,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bh_cpu.h"
 #include "bh_gpu.h"
 #include "bh_tree.h"
 #include "nb_cuda.h"
@@ -134,8 +133,8 @@ typedef struct t_dev {
     float theta;
     const float4 *pos;
     const int *sorted, *child, *chain, *parent, *bnext;
-    float4 *mass;                   /* the lesson's cells: centre of mass and mass ... */
-    int4 *link;                     /* ... and links, open^2 in .z: a refit rewrites both */
+    float4 *mass;                   /* this build's copy of the lesson's cells: centre of mass and mass ... */
+    int4 *link;                     /* ... and links, open^2 in .z: a refit rewrites both here */
     const float4 *geom;             /* the lesson's cells: cube centre, half */
     const float4 *pos0;             /* the positions of the last build (refits) */
     float *moved;                   /* per cell: how far its bodies moved since the build */
@@ -739,15 +738,19 @@ static int parse_tune(t_dev *d, int *keep, int *sched)
 
 static int free_quad(tuned *t)
 {
-    void *p[] = { t->d.quad, t->d.qyz, t->d.pending, t->d.moved };
+    void *p[] = { t->d.quad, t->d.qyz, t->d.pending, t->d.moved, t->d.mass, t->d.link };
     for (size_t a = 0; a < sizeof p / sizeof *p; a++)
         if (p[a]) NB_CUDA(cudaFree(p[a]));
     t->d.quad = NULL; t->d.qyz = NULL; t->d.pending = NULL; t->d.moved = NULL;
+    t->d.mass = NULL; t->d.link = NULL;
     t->cap = 0;
     return 0;
 }
 
-/* The lesson's arrays after a build, and room for the quadrupoles of its cells. */
+/* The lesson's arrays after a build, and room for the quadrupoles of its
+ * cells.  The lesson exports its cells read-only: their centres of mass and
+ * links (open^2) are copied into this build's own arrays, which a refit
+ * rewrites. */
 static int take_tree(tuned *t)
 {
     bh_gpu_arrays_t a;
@@ -758,8 +761,6 @@ static int take_tree(tuned *t)
     t->d.pos = (const float4 *)a.pos;
     t->d.sorted = a.sorted;
     t->d.child = a.child; t->d.chain = a.chain; t->d.bnext = a.bnext; t->d.parent = a.parent;
-    t->d.mass = (float4 *)a.mass;
-    t->d.link = (int4 *)a.link;
     t->d.geom = (const float4 *)a.geom;
     t->d.ax = a.ax; t->d.ay = a.ay; t->d.az = a.az;
     if (a.ncells > t->cap) {
@@ -769,11 +770,15 @@ static int take_tree(tuned *t)
         if ((rc = nb_cuda_malloc((void **)&t->d.quad, c * sizeof(float4), "quadrupoles", &b)) ||
             (rc = nb_cuda_malloc((void **)&t->d.qyz, c * sizeof(float), "quadrupoles", &b)) ||
             (rc = nb_cuda_malloc((void **)&t->d.pending, c * sizeof(int), "quadrupole counters", &b)) ||
+            (rc = nb_cuda_malloc((void **)&t->d.mass, c * sizeof(float4), "cells (centres of mass)", &b)) ||
+            (rc = nb_cuda_malloc((void **)&t->d.link, c * sizeof(int4), "cells (links)", &b)) ||
             (t->keep > 1 &&
              (rc = nb_cuda_malloc((void **)&t->d.moved, c * sizeof(float), "refit distances", &b))))
             return rc;
         t->cap = (int)c;
     }
+    NB_CUDA(cudaMemcpyAsync(t->d.mass, a.mass, (size_t)a.ncells * sizeof(float4), cudaMemcpyDeviceToDevice));
+    NB_CUDA(cudaMemcpyAsync(t->d.link, a.link, (size_t)a.ncells * sizeof(int4), cudaMemcpyDeviceToDevice));
     return 0;
 }
 
@@ -833,10 +838,11 @@ static int t_read_status(tuned *t)
     return bh_gpu_read_status(t->bh);
 }
 
-/* device: the lesson's, plus per cell the quadrupole and a counter (24 B,
- * 0.9 cells a body at most), per group of 32 or more a cost and a place in
+/* device: the lesson's, plus per cell the quadrupole and a counter (24 B)
+ * and the copy of the cell's centre of mass and links (32 B), 0.9 cells a
+ * body at most, per group of 32 or more a cost and a place in
  * the order (8 B), and the stacks (fixed, not per body) */
-#define TUNED_DEVICE_BYTES_PER_BODY (52.0 + 0.9 * (92.0 + 24.0) + 8.0 / 32.0)
+#define TUNED_DEVICE_BYTES_PER_BODY (52.0 + 0.9 * (92.0 + 24.0 + 32.0) + 8.0 / 32.0)
 #define TUNED_HOST_BYTES_PER_BODY   56.0
 
 static int t_probe(const nb_options *o)
@@ -981,7 +987,8 @@ static void t_info(void *ctx, nb_run_info *info)
     tuned *t = (tuned *)ctx;
     nb_step05_gpu.info(t->bh, info);
     info->block = 32 * T_WARPS;
-    info->device_bytes += t->bytes + (double)t->cap * (sizeof(float4) + sizeof(float) + sizeof(int));
+    info->device_bytes += t->bytes + (double)t->cap * (2 * sizeof(float4) + sizeof(int4) + sizeof(float) +
+                                                       sizeof(int));
 }
 
 static void t_report(void *ctx, FILE *out)
@@ -1024,9 +1031,29 @@ static void t_report(void *ctx, FILE *out)
 
 /* ---- what the tests read (bh_gpu.h) -------------------------------------- */
 
+/* The lesson's tree, with this build's centres of mass and masses (a
+ * refit's, when the tree was refitted). */
 extern "C" int bh_tuned_tree(void *ctx, bh_tree *tr)
 {
-    return bh_gpu_tree(((tuned *)ctx)->bh, tr);
+    tuned *t = (tuned *)ctx;
+    int rc = bh_gpu_tree(t->bh, tr);
+    if (rc) return rc;
+    size_t c = (size_t)tr->ncells;
+    float4 *h = (float4 *)malloc((c ? c : 1) * sizeof(float4));
+    if (!h) {
+        bh_tree_free(tr);
+        return nb_fail(NB_EXIT_RUNTIME, "out of host memory for the tree's cells");
+    }
+    cudaError_t e = cudaMemcpy(h, t->d.mass, c * sizeof(float4), cudaMemcpyDeviceToHost);
+    for (size_t k = 0; e == cudaSuccess && k < c; k++) {
+        tr->mx[k] = h[k].x; tr->my[k] = h[k].y; tr->mz[k] = h[k].z; tr->m[k] = h[k].w;
+    }
+    free(h);
+    if (e != cudaSuccess) {
+        bh_tree_free(tr);
+        return nb_cuda_error(e, "cudaMemcpy(the tuned build's cells)", __FILE__, __LINE__);
+    }
+    return 0;
 }
 
 extern "C" int bh_tuned_interactions(void *ctx, int64_t *bb, int64_t *bc)
@@ -1038,10 +1065,25 @@ extern "C" int bh_tuned_interactions(void *ctx, int64_t *bb, int64_t *bc)
 }
 
 extern "C" const nb_step nb_step05_tuned = {
-    "step05_tuned",
-    "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 64 bodies "
-    "evaluated like a tile",
-    NB_OPT_THETA | NB_OPT_RENDER_TREE, 1, t_probe, t_init, t_accel, t_advance,
-    t_download, t_info, t_report, t_cells, t_destroy, NULL,
-    TUNED_HOST_BYTES_PER_BODY, TUNED_DEVICE_BYTES_PER_BODY, t_bodies, NULL, NULL, NULL,
+    .name = "step05_tuned",
+    .idea = "Barnes-Hut tuned: the lesson's tree, quadrupole cells, one walk per group of 64 bodies "
+            "evaluated like a tile",
+    .options = NB_OPT_THETA | NB_OPT_RENDER_TREE | NB_OPT_CPU,
+    .tree = 1,
+    .probe = t_probe,
+    .init = t_init,
+    .accel = t_accel,
+    .advance = t_advance,
+    .download = t_download,
+    .info = t_info,
+    .report = t_report,
+    .cells = t_cells,
+    .destroy = t_destroy,
+    .cpu_variant = &nb_step05_tuned_cpu,       /* --cpu: cpu_tuned.c */
+    .host_bytes_per_body = TUNED_HOST_BYTES_PER_BODY,
+    .device_bytes_per_body = TUNED_DEVICE_BYTES_PER_BODY,
+    .bodies = t_bodies,
+    .state64 = NULL,                 /* float only */
+    .accel64 = NULL,
+    .precision_variant = NULL,
 };

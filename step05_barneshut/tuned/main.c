@@ -1,4 +1,4 @@
-/* step05_barneshut/main_tuned.c -- nbody_tuned, the tuned build of step05
+/* step05_barneshut/tuned/main.c -- nbody_tuned, the tuned build of step05
  * (tuned.cu); `make bench-tree` and `make tables` measure it beside the
  * lesson's tree. */
 #include "tuned.h"
