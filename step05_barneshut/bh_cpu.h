@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "nb_step.h"
 #include "bh_tree.h"
+#include "bh_tree_copy.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -10,6 +10,7 @@
 #include "nb_state.h"
 #include "nb_step.h"
 #include "bh_tree.h"
+#include "bh_tree_copy.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

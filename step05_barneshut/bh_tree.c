@@ -11,6 +11,7 @@
 #include <string.h>
 #include "nb_error.h"
 #include "bh_tree.h"
+#include "bh_tree_copy.h"
 
 int bh_tree_alloc(bh_tree *t, int64_t n, int64_t ncells)
 {
