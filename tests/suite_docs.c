@@ -516,8 +516,9 @@ static void t_report_self_contained(void)
 
 /* The layout, measured (scripts/tables/layout.py): docs/layout.md's "now" column is
  * the tree's, `make diff` STEP=05 and STEP=06 stay under their targets, no
- * lesson folder holds a tuned build's file, no circle between modules (the
- * student kit, whose tree is not the table's: the targets alone). */
+ * lesson folder holds a tuned build's file, no circle between files (the
+ * student kit, whose tree is not the table's and whose blanked sources make
+ * other diffs: the targets but the make diff counts). */
 static void t_layout(void)
 {
     static char out[1 << 14];
