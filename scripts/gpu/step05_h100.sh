@@ -1,11 +1,11 @@
 #!/bin/bash
-# h100.sh -- build, test, sanitize and time step05 on a lent GPU in one call.
-#   usage: step05_barneshut/h100.sh [stages...]   stages: build test san bench big
+# scripts/gpu/step05_h100.sh -- build, test, sanitize and time step05 on a lent GPU in one call.
+#   usage: scripts/gpu/step05_h100.sh [stages...]   stages: build test san bench big
 # Logs go to $OUT (or /tmp/out).  CUnit comes from .carry/debs when the
 # machine has none.
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 stages=${*:-build test san bench big}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 CU=/tmp/cu
 if [ -d .carry/debs ] && [ ! -d $CU/usr ]; then for f in .carry/debs/*.deb; do dpkg -x $f $CU; done; fi
 MK="ARCH=sm_90 CUNIT_PREFIX=$CU/usr"
