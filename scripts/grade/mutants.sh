@@ -89,7 +89,7 @@ makevars=()
 [ -n "${ARCH:-}" ] && makevars+=("ARCH=$ARCH")
 [ -n "${CUNIT_PREFIX:-}" ] && makevars+=("CUNIT_PREFIX=$CUNIT_PREFIX")
 
-if [ ! -d "$top/mutants" ]; then
+if [ ! -d "$top/tests/mutants" ]; then
   echo "mutants: no tests/mutants/ directory in $top (the student kit leaves the catalog out)" >&2
   exit 2
 fi
