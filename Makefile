@@ -128,7 +128,7 @@ movie:
 	@scripts/setup/ensure_deps.sh ffmpeg
 	@scripts/setup/movie.sh $(FRAMES) $(MOVIE)
 
--include scripts/setup/targets.mk
+-include scripts/tables/targets.mk
 -include scripts/grade/student_kit.mk
 
 clean:

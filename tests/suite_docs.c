@@ -369,7 +369,7 @@ static void t_make_help(void)
     static char help[16384];
     int rc = sh("make -s help", help, sizeof help, 30);
     NB_ASSERT_FATAL(rc == 0, "make help: exit %d", rc);
-    static const char *mks[] = { TOP "/Makefile", TOP "/scripts/setup/targets.mk", TOP "/scripts/grade/student_kit.mk" };
+    static const char *mks[] = { TOP "/Makefile", TOP "/scripts/tables/targets.mk", TOP "/scripts/grade/student_kit.mk" };
     char *mk = calloc(1, 3 * BIG / 4);
     NB_ASSERT_FATAL(mk != NULL, "out of memory");
     for (int k = 0; k < 3; k++) {

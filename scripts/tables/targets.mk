@@ -1,4 +1,4 @@
-# scripts/setup/targets.mk -- bench, tables, plots, profile; included by the
+# scripts/tables/targets.mk -- bench, tables, plots, profile; included by the
 # top-level Makefile (which provides `all`, building every step).
 #
 #   make bench                 every step that can run here at a few N: one Markdown table
@@ -35,11 +35,11 @@ tables: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)tables.sh
 
 plots:
-	@$(NB_SCRIPTS)ensure_deps.sh gnuplot
+	@$(NB_SCRIPTS)../setup/ensure_deps.sh gnuplot
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)plots.sh
 
 drift: all
-	@$(NB_SCRIPTS)ensure_deps.sh gnuplot
+	@$(NB_SCRIPTS)../setup/ensure_deps.sh gnuplot
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)drift.sh
 
 profile: all
@@ -49,5 +49,5 @@ report: all
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)report.sh
 
 report-check: report
-	@$(NB_SCRIPTS)ensure_deps.sh chromium
+	@$(NB_SCRIPTS)../setup/ensure_deps.sh chromium
 	@$(NB_SCRIPT_ENV) bash $(NB_SCRIPTS)report_check.sh
