@@ -381,9 +381,13 @@ typedef struct run_result {
  * checked before anything is computed.  0: go on; -1: --help or --version
  * printed; else the exit code, its message printed (prog: the name the
  * user ran). */
-static int command_line(int argc, char **argv, const nb_step **step, nb_options *o)
+static int command_line(int argc, char **argv, const nb_step **step, double theta, nb_options *o)
 {
     const char *prog = (*step)->name;
+    char theta_text[48] = "";
+    if (theta > 0)
+        snprintf(theta_text, sizeof theta_text, (*step)->cpu_variant ? "%g; 0.5 with --cpu" : "%g", theta);
+    nb_options_theta_help(theta_text);
     /* one command line (and one --help) for a program and its --cpu variant;
      * an option of only one of the two tables is refused with the other */
     unsigned accepted = (*step)->options | ((*step)->cpu_variant ? (*step)->cpu_variant->options : 0);
@@ -391,6 +395,7 @@ static int command_line(int argc, char **argv, const nb_step **step, nb_options 
     if (rc < 0) return -1;
     if (rc) { fprintf(stderr, "%s: %s\n", prog, nb_errmsg()); return rc; }
     const char *which = !(*step)->cpu_variant ? "" : o->cpu ? " with --cpu" : " without --cpu";
+    if (theta > 0 && !o->cpu && !(o->given & NB_OPT_THETA)) o->theta = theta;
     if (o->cpu && (*step)->cpu_variant) *step = (*step)->cpu_variant;   /* from here on, one table */
     if (o->precision != NB_PREC_SINGLE && (*step)->precision_variant) *step = (*step)->precision_variant;
     if ((rc = nb_options_fit(o, (*step)->options, prog, which)) || (rc = nb_view_usable(o))) {
@@ -507,11 +512,11 @@ static void report(const run_ctx *r, const run_result *res)
 
 /* The command line, the bodies, the threads, the run, its report: the exit
  * code (nb_main()). */
-static int nb_main_run(int argc, char **argv, const nb_step *step)
+static int nb_main_run(int argc, char **argv, const nb_step *step, double theta)
 {
     const char *prog = step->name;
     nb_options o;
-    int rc = command_line(argc, argv, &step, &o);
+    int rc = command_line(argc, argv, &step, theta, &o);
     if (rc) return rc < 0 ? 0 : rc;
 
     run_ctx r;
@@ -553,14 +558,16 @@ static int nb_main_run(int argc, char **argv, const nb_step *step)
     return 0;
 }
 
-int nb_main(int argc, char **argv, const nb_step *step)
+int nb_main(int argc, char **argv, const nb_step *step) { return nb_main_theta(argc, argv, step, 0); }
+
+int nb_main_theta(int argc, char **argv, const nb_step *step, double theta)
 {
     /* A closed pipe (nbody | head -1) or the file size limit (ulimit -f)
      * kill a program by default: here a write fails instead (EPIPE, EFBIG),
      * and the run says what happened. */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
-    int rc = nb_main_run(argc, argv, step);
+    int rc = nb_main_run(argc, argv, step, theta);
     /* results on a full disk are an I/O error, not a success; a reader that
      * closed the pipe after what it wanted (head -1) is not (coreutils keep
      * quiet too): the run's own code stands */

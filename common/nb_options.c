@@ -152,9 +152,17 @@ void nb_options_default(nb_options *o)
     }
 }
 
+static char theta_help[48];          /* nb_options_theta_help() */
+
+void nb_options_theta_help(const char *text)
+{
+    snprintf(theta_help, sizeof theta_help, "%s", text ? text : "");
+}
+
 static void default_text(const opt_row *d, char *buf, size_t len)
 {
     buf[0] = '\0';
+    if (d->field == F(theta) && theta_help[0]) { snprintf(buf, len, "%s", theta_help); return; }
     if (d->def_text) { snprintf(buf, len, "%s", d->def_text); return; }
     switch (d->kind) {
     case K_FLAG: snprintf(buf, len, "off"); break;

@@ -52,6 +52,7 @@
 #include "nb_testutil.h"
 #include "nb_tree.h"
 #include "nb_verify.h"
+#include "tuned.h"                   /* TUNED_THETA */
 
 static const nb_step *S;
 static const char *BIN;
@@ -524,6 +525,30 @@ static void t_bad_tune(void)
     unsetenv("NB_TUNE");
 }
 
+/* Without --theta the program runs at its best operating point, TUNED_THETA,
+ * and says so in --help; with --cpu (the lesson's monopoles) at 0.5. */
+static void t_default_theta(void)
+{
+    static char out[16384], err[4096], want[64];
+    char *help[] = { (char *)BIN, "--help", NULL };
+    int rc = nb_t_run(help, out, sizeof out, err, sizeof err, 60);
+    snprintf(want, sizeof want, "(default: %g; 0.5 with --cpu)", TUNED_THETA);
+    const char *line = strstr(out, "--theta");
+    NB_ASSERT(rc == 0 && line && strstr(line, want) && strchr(line, '\n') > strstr(line, want),
+              "--help: exit %d; its --theta line does not say %s: %.160s", rc, want, line ? line : out);
+    char *gpu[] = { (char *)BIN, "-n", "2048", "-s", "1", "--bench", NULL };
+    char *cpu[] = { (char *)BIN, "--cpu", "-n", "2048", "-s", "1", "--bench", NULL };
+    char *const *runs[] = { gpu, cpu };
+    const double theta[] = { TUNED_THETA, 0.5 };
+    for (int k = 0; k < 2; k++) {
+        rc = nb_t_run(runs[k], out, sizeof out, err, sizeof err, 120);
+        const char *t = strstr(out, ", theta ");
+        double got = t ? strtod(t + 8, NULL) : -1;
+        NB_ASSERT(rc == 0 && got == theta[k], "%s: exit %d, theta %g (want %g): %.200s",
+                  k ? "--cpu" : "the GPU code", rc, got, theta[k], rc ? err : out);
+    }
+}
+
 static void gate(void) { nb_t_gate_table(S); }
 
 void nb_tree_tuned_register(const nb_step *step, const char *binary)
@@ -543,6 +568,8 @@ void nb_tree_tuned_register(const nb_step *step, const char *binary)
         { "the costliest groups first: the same bits as in tree order (NB_TUNE=sched)",
           t_sched_same_bits, 2 },
         { "malformed NB_TUNE: exit 2, one line", t_bad_tune, 1 },
+        { "the default theta: the best operating point (tuned.h), 0.5 with --cpu; --help says so",
+          t_default_theta, 1 },
         NB_TEST_END
     };
     nb_grade_suite("step05 tuned", tests, nb_grade_gpu_skip(step));
