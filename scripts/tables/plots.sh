@@ -213,7 +213,9 @@ if [ -r "$T5" ] && ! grep -q '^nc = 0' "$NB_TMP/precision_vars.gp"; then
         "$GNUPLOT" -e "load '$(esc "$NB_TMP/precision_vars.gp")'; t5='$(esc "$T5")'; out='$(esc "$OUT/precision.$fmt")'; fmt='$fmt'; sub='$(esc "${GPU:-no GPU}")'" \
             "$NB_TOP/scripts/tables/precision.gp" 2>"$NB_TMP/gp.err" || { cat "$NB_TMP/gp.err" >&2; echo "plots: gnuplot failed on the precision figure" >&2; exit 3; }
         grep -v -e '^[[:space:]]*$' "$NB_TMP/gp.err" | sed 's/^/plots: gnuplot: /' >&2 || true
-        nb_provenance "$OUT" "precision.$fmt" "make plots${SLUG:+ SLUG=$SLUG} (from table5_precision.csv)" "as the table: one run per cell" "${GPU:-none}"
+        IFS=$'\t' read -r PGPU PDRIVER < <(awk -F'\t' '$1 == "table5_precision.csv" { print $4 "\t" $5 }' "$OUT/provenance.tsv" 2>/dev/null) || true
+        nb_provenance "$OUT" "precision.$fmt" "make plots${SLUG:+ SLUG=$SLUG} (from table5_precision.csv)" "as the table: one run per cell" \
+            "${PGPU:-${GPU:-none}}" "${PDRIVER:-unknown}"
     done
     echo "plots: wrote $OUT/precision.{png,svg}" >&2
 fi
