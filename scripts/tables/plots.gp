@@ -8,6 +8,7 @@
 # out, key entry and all).
 
 if (!exists("dir")) dir = "."
+if (!exists("odir")) odir = dir   # where the figures go (plots.sh: a scratch folder beside dir, then renamed)
 if (!exists("fmt")) fmt = "png"
 if (!exists("gpu")) gpu = ""
 if (!exists("cpulabel")) cpulabel = "CPU, all cores"
@@ -70,7 +71,7 @@ if (!exists("time_x0")) { time_x0 = 100; time_x1 = 1e7; time_y0 = 1e-3; time_y1 
 if (!exists("speed_x0")) { speed_x0 = 100; speed_x1 = 1e7; speed_y0 = 0.1; speed_y1 = 1e4 }
 if (!exists("rate_x0")) { rate_x0 = 100; rate_x1 = 1e7; rate_y0 = 1; rate_y1 = 1e4 }
 
-set output dir."/time_vs_n.".fmt
+set output odir."/time_vs_n.".fmt
 set xrange [time_x0:time_x1]
 set yrange [time_y0:time_y1]
 eval(axes(time_xt, time_yt))
@@ -88,7 +89,7 @@ if (p ne "") { eval("plot ".p) }
 unset output
 
 # 2. Speedup over the single-thread CPU all-pairs code at the same N.
-set output dir."/speedup.".fmt
+set output odir."/speedup.".fmt
 set xrange [speed_x0:speed_x1]
 set yrange [speed_y0:speed_y1]
 eval(axes(speed_xt, speed_yt))
@@ -110,7 +111,7 @@ unset output
 # Going further), against the course's target.
 if (!exists("hasgpu")) hasgpu = 1
 if (!hasgpu) exit
-set output dir."/rate.".fmt
+set output odir."/rate.".fmt
 set xrange [rate_x0:rate_x1]
 # the target line (2000 G/s) stays in the picture
 rate_y1 = (rate_y1 > 3200 ? rate_y1 : 3200)

@@ -156,8 +156,11 @@ HAS+="speed_ctree=$(has "$T3:n:bh_cap_over_bh_ctree"); speed_gtree=$(has "$T3:n:
 HAS+="rate_s02=$(has "$T2:n:s02_ginter_per_s"); rate_s03=$(has "$T2:n:s03_ginter_per_s"); rate_s04=$(has "$T2:n:s04_ginter_per_s"); rate_s04t=$(has "$TR:n:s04t_ginter_per_s"); "
 
 esc() { printf '%s' "$1" | sed "s/'/''/g"; }
+# the figures are drawn into a scratch folder beside their place, then renamed into it
+ODIR=$(mktemp -d "$OUT/.plots.XXXXXX")
+trap 'rm -rf "$NB_TMP" "$ODIR"' EXIT
 for fmt in png svg; do
-    if ! "$GNUPLOT" -e "$RANGES $HAS dir='$(esc "$OUT")'; fmt='$fmt'; hasgpu=$HASGPU; gpu='$(esc "$GPU")'; cpulabel='$(esc "$CPULABEL")'; sp='$(esc "$SP")'; tr='$(esc "$TR")'" \
+    if ! "$GNUPLOT" -e "$RANGES $HAS dir='$(esc "$OUT")'; odir='$(esc "$ODIR")'; fmt='$fmt'; hasgpu=$HASGPU; gpu='$(esc "$GPU")'; cpulabel='$(esc "$CPULABEL")'; sp='$(esc "$SP")'; tr='$(esc "$TR")'" \
             "$NB_TOP/scripts/tables/plots.gp" 2>"$NB_TMP/gp.err"; then
         cat "$NB_TMP/gp.err" >&2
         echo "plots: gnuplot failed (above)" >&2
@@ -165,6 +168,7 @@ for fmt in png svg; do
     fi
     grep -v -e '^[[:space:]]*$' "$NB_TMP/gp.err" | sed 's/^/plots: gnuplot: /' >&2 || true
 done
+for f in "$ODIR"/*; do [ -e "$f" ] && mv -f "$f" "$OUT/${f##*/}"; done
 case $HAS in *=0*) echo "plots: some curves have no data (a step not built or no GPU, see the tables' notes); they are left out of the figures and their keys" >&2 ;; esac
 # provenance: the figures come from the tables (their spread is the tables')
 figs="time_vs_n speedup"; [ "$HASGPU" = 0 ] || figs="$figs rate"
@@ -210,8 +214,9 @@ if [ -r "$T5" ]; then
 fi
 if [ -r "$T5" ] && ! grep -q '^nc = 0' "$NB_TMP/precision_vars.gp"; then
     for fmt in png svg; do
-        "$GNUPLOT" -e "load '$(esc "$NB_TMP/precision_vars.gp")'; t5='$(esc "$T5")'; out='$(esc "$OUT/precision.$fmt")'; fmt='$fmt'; sub='$(esc "${GPU:-no GPU}")'" \
+        "$GNUPLOT" -e "load '$(esc "$NB_TMP/precision_vars.gp")'; t5='$(esc "$T5")'; out='$(esc "$ODIR/precision.$fmt")'; fmt='$fmt'; sub='$(esc "${GPU:-no GPU}")'" \
             "$NB_TOP/scripts/tables/precision.gp" 2>"$NB_TMP/gp.err" || { cat "$NB_TMP/gp.err" >&2; echo "plots: gnuplot failed on the precision figure" >&2; exit 3; }
+        mv -f "$ODIR/precision.$fmt" "$OUT/precision.$fmt"
         grep -v -e '^[[:space:]]*$' "$NB_TMP/gp.err" | sed 's/^/plots: gnuplot: /' >&2 || true
         IFS=$'\t' read -r PGPU PDRIVER < <(awk -F'\t' '$1 == "table5_precision.csv" { print $4 "\t" $5 }' "$OUT/provenance.tsv" 2>/dev/null) || true
         nb_provenance "$OUT" "precision.$fmt" "make plots${SLUG:+ SLUG=$SLUG} (from table5_precision.csv)" "as the table: one run per cell" \

@@ -395,7 +395,8 @@ else
 fi
 OUT=${RESULTS_DIR:-$NB_TOP/handouts/results/$SLUG_NAME}
 mkdir -p "$OUT"
-cp "$MEAS" "$OUT/measurements.csv"
+# every file is written beside its place and renamed into it (no half-written table)
+cp "$MEAS" "$OUT/.measurements.csv.tmp.$$" && mv -f "$OUT/.measurements.csv.tmp.$$" "$OUT/measurements.csv"
 
 STAMP_GPU=$GPU_NAME
 STAMP=$(nbs_stamp_md "$STAMP_GPU" "${NOGPU_REASON:+no usable GPU: $NOGPU_REASON}" "$REGEN")
@@ -539,7 +540,7 @@ make_table() {  # make_table FILEBASE GRID COLS RATIOS RATES  (writes md-body to
     {
         echo "$STAMP" | sed 's/^- /# /'
         cat "$NB_TMP/body.csv"
-    } >"$OUT/$base.csv"
+    } >"$OUT/.$base.csv.tmp.$$" && mv -f "$OUT/.$base.csv.tmp.$$" "$OUT/$base.csv"
     awk -v out=md -v grid="$grid" -v cols="$cols" -v ratios="$ratios" -v rates="$rates" -v labels_s="$labels" -v short_s="$short" \
         -v std_steps="$STD_STEPS" -v warmup="$WARMUP" -v repeats="$REPEATS" -v spread_max="$SPREAD_MAX" -v mean_series="$MEAN_SERIES" "$NB_AWK_CSV$TABLE_AWK" "$OUT/measurements.csv"
 }
@@ -567,7 +568,7 @@ T1="$OUT/table1_cpu_vs_gpu.md"
     echo "Measured on:"
     echo "$STAMP"
     echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC12 --seed $SEED [--threads T] --bench --csv --csv-header\`"
-} >"$T1"
+} >"$T1.tmp.$$" && mv -f "$T1.tmp.$$" "$T1"
 
 T2="$OUT/table2_float3_float4_shared.md"
 {
@@ -582,7 +583,7 @@ T2="$OUT/table2_float3_float4_shared.md"
     echo "Measured on:"
     echo "$STAMP"
     echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC12 --seed $SEED --bench --csv --csv-header\`"
-} >"$T2"
+} >"$T2.tmp.$$" && mv -f "$T2.tmp.$$" "$T2"
 
 T3="$OUT/table3_barnes_hut.md"
 {
@@ -601,7 +602,7 @@ T3="$OUT/table3_barnes_hut.md"
     echo "Measured on:"
     echo "$STAMP"
     echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC3 --seed $SEED [--threads 1 | --cpu --threads T] --bench --csv --csv-header\`"
-} >"$T3"
+} >"$T3.tmp.$$" && mv -f "$T3.tmp.$$" "$T3"
 
 cat "$T1"; echo; cat "$T2"; echo; cat "$T3"
 # provenance: every file of this run, with the spread over its repeats
