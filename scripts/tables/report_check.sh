@@ -7,7 +7,7 @@
 # have as many <img> as its source holds and its six sections, and every
 # table (table*.md) and figure (*.png) of its results folder (the folder the
 # page names, or RESULTS_DIR) must be in the rendered page.
-# REPORT_SCREENSHOT=FILE.png also saves a screenshot of the page.
+# REPORT_SCREENSHOT=FILE.png also saves a screenshot of the whole page.
 # Chromium runs as root, sandbox off, no GPU, no network services, in a
 # fresh profile directory that is removed afterwards.
 # Exit 0 the page renders and nothing is broken; 1 something is broken;
@@ -26,7 +26,11 @@ flags=(--headless --no-sandbox --disable-gpu --disable-background-networking --d
 timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$page#nb-check" > "$prof/dom.html" 2> "$prof/err.log"
 rc=$?
 if [ -n "${REPORT_SCREENSHOT:-}" ]; then
-  timeout 120 "$browser" "${flags[@]}" --window-size=1200,2400 --screenshot="$REPORT_SCREENSHOT" \
+  # a window about as tall as the page (its figures ~900 px, its table rows
+  # ~30 px), so that the screenshot shows all of it; at most 16000 px
+  h=$(awk -v i="$(grep -o '<img ' "$page" | wc -l)" -v r="$(grep -o '<tr>' "$page" | wc -l)" \
+      'BEGIN { h = 1500 + 900 * i + 30 * r; if (h > 16000) h = 16000; printf "%d", h }')
+  timeout 120 "$browser" "${flags[@]}" --window-size=1200,"$h" --screenshot="$REPORT_SCREENSHOT" \
     "file://$page" > /dev/null 2>> "$prof/err.log" || echo "report-check: no screenshot" >&2
 fi
 result=$(grep -o 'nb-check: [^<]*' "$prof/dom.html" | head -1)
