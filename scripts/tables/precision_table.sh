@@ -231,6 +231,8 @@ while IFS='|' read -r id prog opts kind label; do
             dev=$(sed -n 's/^  device \(.*\) ([0-9]* SMs.*/\1/p; s/^  cpu \(.*\), [0-9]* thread.*/\1/p' "$NB_TMP/drift.out" | head -n 1)
             NOK=$((NOK + 1))
         elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then status=timeout; note="timed out after $lim s"
+             [ "$lim" -ge "$(awk -v p="$pd" -v c="$RUN_LIMIT_S" 'BEGIN { l = 60 + 4 * p; printf "%d", (l > c) ? c : l }')" ] ||
+                 note="$note (the end of PRECISION_BUDGET_S=$PRECISION_BUDGET_S s)"
         else status=failed; note="exit $rc: $(tail -n 1 "$NB_TMP/drift.err" | cut -c 1-200)"; fi
     fi
     printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$id" "$(nb_csvq "$label")" "$DRIFT_N" "$DRIFT_STEPS" 0.001 \

@@ -335,6 +335,10 @@ for entry in "${PLAN[@]}"; do
         lim=$(awk -v l="$(nb_limit "$pwall" 600)" -v b="$TABLES_BUDGET_S" -v e="$(nb_calc "$(nb_now) - $T_START")" \
               'BEGIN { r = b - e; if (r < 30) r = 30; printf "%d\n", (l < r) ? l : r }')
         nb_run "$lim" "$bin" "${args[@]}"
+        # a run cut at the budget's end says so
+        if { [ "$NB_RC" = 124 ] || [ "$NB_RC" = 137 ]; } && [ "$lim" -lt "$(nb_limit "$pwall" 600)" ]; then
+            NB_ERR="$NB_ERR (the end of TABLES_BUDGET_S=$TABLES_BUDGET_S s)"
+        fi
         stop=1
         case $NB_RC in
             0)
