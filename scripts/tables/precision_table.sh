@@ -39,7 +39,7 @@
 #   full   N = 1024, 16384, 262144, 1048576, 4194304 and clusters 30000; the
 #          CPU to N = 30000; drift N = 16384, 1000 steps; budget 900 s
 #   small  N = 1024, 16384 and clusters 30000; drift N = 4096, 1000 steps;
-#          budget 180 s (about a minute on 2 idle cores)
+#          budget 180 s
 #
 # Usage: precision_table.sh [--estimate]   (--estimate: only the calibration
 # runs, then one line on stdout: "ETA_S BUDGET_S what", for make tables' ETA)

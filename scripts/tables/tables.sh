@@ -48,7 +48,7 @@
 #   TABLES=small  a machine without a GPU: N = 1024 ... 65536 (tables 1-2),
 #                 1000 ... 100000 (table 3), TABLES_BUDGET_S 300 s, table 5
 #                 at N <= 30000 with a 4096-body drift (PRECISION_BUDGET_S
-#                 180 s): under 10 minutes in all on 2 idle cores (about 4)
+#                 180 s): the budgets keep it under 10 minutes in all
 #   TABLES=auto   (default) full with a usable GPU, small without
 #
 # Variables (environment or make command line):
