@@ -51,7 +51,8 @@ function csvq(s) { if (s ~ /[",\n]/) { gsub(/"/, "\"\"", s); return "\"" s "\"" 
 nb_csvq() { awk -v s="$1" "$NB_AWK_CSV"' BEGIN { printf "%s", csvq(s) }'; }
 
 # Run one configuration: nb_run LIMIT_S PROGRAM ARGS...
-# Sets NB_RC (exit status; 124 = killed at LIMIT_S), NB_WALL (s), NB_HDR and
+# Sets NB_RC (exit status; 124 = killed at LIMIT_S: NB_ERR then says "timed
+# out after LIMIT_S s"), NB_WALL (s), NB_HDR and
 # NB_LINE (the program's CSV header and data line), NB_ERR (last stderr line).
 nb_run() {
     local limit=$1; shift
@@ -72,7 +73,7 @@ nb_run() {
         NB_ERR="no CSV line on stdout (expected --bench --csv --csv-header output)"
     fi
     if [ "$NB_RC" -eq 124 ] || [ "$NB_RC" -eq 137 ]; then
-        NB_ERR="killed after ${limit} s (time limit)"
+        NB_ERR="timed out after ${limit} s"
     fi
     [ -n "$NB_ERR" ] || NB_ERR="exit status $NB_RC"
     return 0

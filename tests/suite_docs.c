@@ -478,6 +478,13 @@ static void t_tables_spread(void)
               strstr(prov, "3 runs per cell; 1 cells spread more than 10 %"),
               "provenance.tsv has no row for table 1 with its spread");
     free(prov);
+    /* before measuring, one line states the sizes, the budget and the ETA */
+    snprintf(path, sizeof path, "%s/stderr", base);
+    char *err = slurp_alloc(path);
+    NB_ASSERT(err && strstr(err, "tables: sizes 'quick'") && strstr(err, "  budget ") && strstr(err, "  ETA ~"),
+              "make tables did not state its sizes, budget and ETA first");
+    NB_ASSERT(err && strstr(err, "tables: sizes") < strstr(err, "[tables "), "the ETA line comes after the first run");
+    free(err);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     sh(cmd, out, sizeof out, 10);
 }
@@ -510,6 +517,14 @@ static void t_report_self_contained(void)
     NB_ASSERT(imgs >= 3 && strstr(html, "Table 1") && strstr(html, "Table 3"),
               "the page has %d images and %s tables", imgs, strstr(html, "Table 1") ? "some" : "no");
     NB_ASSERT(links >= 5, "the page has %d links (its sections)", links);
+    /* every table and figure of the folder, table 5 and precision.png too */
+    static const char *files[] = { "table1_cpu_vs_gpu.md", "table3_barnes_hut.md", "table5_precision.md",
+                                   "table5_energy.md", "rate.png", "precision.png", "drift.png" };
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char want[120];
+        snprintf(want, sizeof want, "data-file=\"%s\"", files[k]);
+        NB_ASSERT(strstr(html, want) != NULL, "the page leaves out h100's %s", files[k]);
+    }
     free(html);
     remove(page);
 }

@@ -8,6 +8,8 @@
 #   - the tables, plots and provenance of one results folder,
 #     handouts/results/<slug>/ (SLUG, default this machine's; RESULTS_DIR the
 #     folder itself): this machine's after `make tables` and `make plots`;
+#     every table*.md and every *.png of the folder is in the page (make
+#     report-check checks that against the folder);
 #   - frames of a short run drawn now (step01, a collision of two Plummer
 #     spheres), or those of REPORT_FRAMES=DIR (frame_*.png, at most 8).
 #
@@ -130,7 +132,7 @@ nav a { margin-right: 1em; }
 </style></head><body>
 <h1>nbody-lab report</h1>
 <p>Commit <code>$COMMIT</code>, made $NOW by <code>make report</code>
-(results folder <code>$(printf '%s' "$RNAME" | esc)</code>).</p>
+(results folder <code id="nb-results">$(printf '%s' "$RNAME" | esc)</code>).</p>
 <nav><a href="#machine">machine</a><a href="#run">make run</a><a href="#tables">tables</a><a href="#plots">plots</a><a href="#frames">frames</a><a href="#provenance">provenance</a></nav>
 <h2 id="machine">The machine this page was made on</h2>
 HEAD
@@ -138,18 +140,37 @@ md "$NB_TMP/machine.md"
 echo '<h2 id="run">make run on this machine</h2>'
 if [ -s "$NB_TMP/run.md" ]; then md "$NB_TMP/run.md"; else echo "<p>Not run (REPORT_RUN=0).</p>"; fi
 echo '<h2 id="tables">Tables</h2>'
+# Every table of the folder (table*.md: make tables' 1-3 and 5, the multi-GPU
+# table 4, any other), the course's order first; every figure (*.png: make
+# plots', make drift's, the scaling figure), likewise.  Each carries its file
+# name (data-file), which report_check.sh compares with the folder.
+in_order() {  # in_order GLOB NAME...: the folder's files matching GLOB, NAMEs first
+    local g=$1 f n; shift
+    for n in "$@"; do [ -r "$RDIR/$n" ] && echo "$n"; done
+    for f in "$RDIR"/$g; do
+        [ -r "$f" ] || continue
+        f=${f##*/}
+        case " $* " in *" $f "*) ;; *) echo "$f" ;; esac
+    done
+    return 0
+}
 nt=0
-for t in table1_cpu_vs_gpu table2_float3_float4_shared table3_barnes_hut table4_multigpu; do
-    [ -r "$RDIR/$t.md" ] || continue
-    md "$RDIR/$t.md"; nt=$((nt + 1))
-done
+while IFS= read -r t; do
+    [ -n "$t" ] || continue
+    printf '<section class="table" data-file="%s">\n' "$(printf '%s' "$t" | esc)"
+    md "$RDIR/$t"; echo "</section>"; nt=$((nt + 1))
+done < <(in_order 'table*.md' table1_cpu_vs_gpu.md table2_float3_float4_shared.md table3_barnes_hut.md \
+         table3_tuned_tree.md table4_multigpu.md table5_precision.md table5_energy.md)
 [ $nt -gt 0 ] || echo "<p>No tables in <code>$(printf '%s' "$RNAME" | esc)</code> yet: run <code>make tables</code> (and <code>make plots</code>), then <code>make report</code> again.</p>"
 echo '<h2 id="plots">Plots</h2>'
 np=0
-for p in time_vs_n speedup rate; do
-    [ -r "$RDIR/$p.png" ] || continue
-    img "$RDIR/$p.png" "$p"; np=$((np + 1))
-done
+while IFS= read -r p; do
+    [ -n "$p" ] || continue
+    printf '<figure data-file="%s">' "$(printf '%s' "$p" | esc)"
+    img "$RDIR/$p" "$p"
+    printf '<figcaption><code>%s</code></figcaption></figure>\n' "$(printf '%s' "$p" | esc)"
+    np=$((np + 1))
+done < <(in_order '*.png' time_vs_n.png speedup.png rate.png precision.png drift.png scaling.png)
 [ $np -gt 0 ] || echo "<p>No plots in <code>$(printf '%s' "$RNAME" | esc)</code> yet: run <code>make plots</code>.</p>"
 echo '<h2 id="frames">Frames</h2>'
 if [ ${#frames[@]} -gt 0 ]; then

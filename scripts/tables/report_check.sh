@@ -4,8 +4,10 @@
 # Debian's chromium, with the page's own check (#nb-check: every image
 # decoded, every link pointing at a section of the page), and read the
 # result from the DOM Chromium dumps after loading.  The page must also
-# have as many <img> as its source holds and its six sections.
-# REPORT_SCREENSHOT=FILE.png also saves a screenshot of the page.
+# have as many <img> as its source holds and its six sections, and every
+# table (table*.md) and figure (*.png) of its results folder (the folder the
+# page names, or RESULTS_DIR) must be in the rendered page.
+# REPORT_SCREENSHOT=FILE.png also saves a screenshot of the whole page.
 # Chromium runs as root, sandbox off, no GPU, no network services, in a
 # fresh profile directory that is removed afterwards.
 # Exit 0 the page renders and nothing is broken; 1 something is broken;
@@ -24,7 +26,11 @@ flags=(--headless --no-sandbox --disable-gpu --disable-background-networking --d
 timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$page#nb-check" > "$prof/dom.html" 2> "$prof/err.log"
 rc=$?
 if [ -n "${REPORT_SCREENSHOT:-}" ]; then
-  timeout 120 "$browser" "${flags[@]}" --window-size=1200,2400 --screenshot="$REPORT_SCREENSHOT" \
+  # a window about as tall as the page (its figures ~900 px, its table rows
+  # ~30 px), so that the screenshot shows all of it; at most 16000 px
+  h=$(awk -v i="$(grep -o '<img ' "$page" | wc -l)" -v r="$(grep -o '<tr>' "$page" | wc -l)" \
+      'BEGIN { h = 1500 + 900 * i + 30 * r; if (h > 16000) h = 16000; printf "%d", h }')
+  timeout 120 "$browser" "${flags[@]}" --window-size=1200,"$h" --screenshot="$REPORT_SCREENSHOT" \
     "file://$page" > /dev/null 2>> "$prof/err.log" || echo "report-check: no screenshot" >&2
 fi
 result=$(grep -o 'nb-check: [^<]*' "$prof/dom.html" | head -1)
@@ -44,6 +50,25 @@ read -r n_ok n_img <<<"$loaded"
 for id in machine run tables plots frames provenance; do
   grep -q "id=\"$id\"" "$prof/dom.html" || { echo "report-check: FAIL: no section #$id in the rendered page" >&2; status=1; }
 done
+# every table and figure of the results folder is in the page
+rel=$(grep -o '<code id="nb-results">[^<]*' "$prof/dom.html" | head -1 | sed 's/.*>//')
+rdir=${RESULTS_DIR:-}
+[ -n "$rdir" ] || { [ -n "$rel" ] && case $rel in /*) rdir=$rel ;; *) rdir=$top/$rel ;; esac; }
+if [ -z "$rdir" ] || [ ! -d "$rdir" ]; then
+  echo "report-check: FAIL: the page names no results folder that exists here (${rel:-none})" >&2; status=1
+else
+  nfiles=0 missing=""
+  for f in "$rdir"/table*.md "$rdir"/*.png; do
+    [ -r "$f" ] || continue
+    f=${f##*/}; nfiles=$((nfiles + 1))
+    grep -qF "data-file=\"$f\"" "$prof/dom.html" || missing="$missing $f"
+  done
+  if [ -n "$missing" ]; then
+    echo "report-check: FAIL: in ${rdir#"$top"/} but not in the page:$missing" >&2; status=1
+  else
+    echo "report-check: all $nfiles tables and figures of ${rdir#"$top"/} are in the page"
+  fi
+fi
 [ $status = 0 ] && echo "report-check: ok: $page renders in $("$browser" --version 2>/dev/null | head -1)" ||
   echo "report-check: FAIL: $page" >&2
 exit $status

@@ -32,9 +32,27 @@
 # fewer than STD_STEPS timed steps are marked with a dagger and listed.
 #
 # GPU runs come first, then the CPU runs by increasing N, so that the overall
-# budget TABLES_BUDGET_S (default 560 s) trims the largest CPU cases first.
+# budget TABLES_BUDGET_S trims the largest CPU cases first; no run may go on
+# past that budget (its time limit is the budget left, at least 30 s): a run
+# killed at its limit shows "timed out" and its note "timed out after L s".
+#
+# Sizes.  Before anything is measured, one short run of a GPU step says
+# whether this machine has a usable GPU, and a few short CPU runs (step01 at
+# N = 2048, step05 --cpu at N = 5000, on 1 and on all threads: about a
+# second on an idle machine) calibrate the time model; from them the first
+# lines state the sizes, the budget and the ETA of the whole `make tables`
+# (table 5's too, scripts/tables/precision_table.sh --estimate).
+#   TABLES=full   the GPU host's sizes: N = 1024 ... 1048576 (tables 1-2),
+#                 1000 ... 500000 (table 3), TABLES_BUDGET_S 560 s, and
+#                 table 5 to N = 4194304 (PRECISION_BUDGET_S 900 s)
+#   TABLES=small  a machine without a GPU: N = 1024 ... 65536 (tables 1-2),
+#                 1000 ... 100000 (table 3), TABLES_BUDGET_S 300 s, table 5
+#                 at N <= 30000 with a 4096-body drift (PRECISION_BUDGET_S
+#                 180 s): the budgets keep it under 10 minutes in all
+#   TABLES=auto   (default) full with a usable GPU, small without
 #
 # Variables (environment or make command line):
+#   TABLES=auto|small|full  the sizes (above)
 #   QUICK=1            tiny grids, for tests (a few seconds)
 #   REPEATS=3          runs per cell; SPREAD_MAX=0.10 the spread that marks a cell
 #   SLUG=name          results folder name (default: from the GPU's name)
@@ -59,10 +77,42 @@ THREADS=${THREADS:-$(nbs_cpu_threads)}
 REPEATS=${REPEATS:-3}
 SPREAD_MAX=${SPREAD_MAX:-0.10}
 case $REPEATS in ''|*[!0-9]*|0) echo "tables: REPEATS must be a positive integer (got '$REPEATS')" >&2; exit 2 ;; esac
-if [ "$QUICK" = 1 ]; then
+TABLES=${TABLES:-auto}
+case $TABLES in auto|small|full) ;; *) echo "tables: TABLES must be auto, small or full (got '$TABLES')" >&2; exit 2 ;; esac
+WARMUP=1
+SEED=1
+IC12=cube      # the course reports' set-up (docs/conventions.md, Initial conditions)
+IC3=plummer    # the tree code's test case (docs/conventions.md, Verification and tolerances)
+
+nb_init_tmp
+
+# --- is there a usable GPU? (one short run of the first GPU step built) ---------
+GPU_PROBE=""; NOGPU_REASON=""; HAVE_GPU=0
+for p in step02_naive step03_float4 step04_shared step04_shared/tuned/nbody_tuned; do
+    [ -x "$(nb_bin "$p")" ] || continue
+    nb_run 60 "$(nb_bin "$p")" -n 1024 --steps 1 --warmup 0 --ic "$IC12" --seed "$SEED" --bench --csv --csv-header
+    case $NB_RC in
+        0) HAVE_GPU=1; GPU_PROBE="$p ran" ;;
+        77) NOGPU_REASON=$NB_ERR; GPU_PROBE="$p exited 77 (no usable CUDA device)" ;;
+        *) GPU_PROBE="$p exited $NB_RC ($NB_ERR)" ;;
+    esac
+    break
+done
+[ -n "$GPU_PROBE" ] || GPU_PROBE="no GPU step is built"
+SIZES=$TABLES
+[ "$SIZES" != auto ] || { [ "$HAVE_GPU" = 1 ] && SIZES=full || SIZES=small; }
+[ "$QUICK" != 1 ] || SIZES=quick
+
+if [ "$SIZES" = quick ]; then
     GRID1="256 512 1024"; GRID1_EXT="2048 4096"; GRID3="1000 2000 5000"
     : "${TABLES_BUDGET_S:=120}" "${CPU_BUDGET_S:=10}" "${CPU_TARGET_S:=0.5}" "${CPU_MAX_STEPS:=3}"
     : "${GPU_TARGET_S:=0.1}" "${GPU_MIN_STEPS:=3}" "${GPU_MAX_STEPS:=5}" "${STD_STEPS:=3}"
+elif [ "$SIZES" = small ]; then
+    GRID1="1024 2048 4096 8192"
+    GRID1_EXT="16384 32768 65536"
+    GRID3="1000 5000 10000 50000 100000"
+    : "${TABLES_BUDGET_S:=300}" "${CPU_BUDGET_S:=20}" "${CPU_TARGET_S:=2}" "${CPU_MAX_STEPS:=10}"
+    : "${GPU_TARGET_S:=0.5}" "${GPU_MIN_STEPS:=5}" "${GPU_MAX_STEPS:=50}" "${STD_STEPS:=5}"
 else
     GRID1="1024 2048 4096 8192"
     GRID1_EXT="16384 32768 65536 131072 262144 524288 1048576"
@@ -70,16 +120,11 @@ else
     : "${TABLES_BUDGET_S:=560}" "${CPU_BUDGET_S:=30}" "${CPU_TARGET_S:=5}" "${CPU_MAX_STEPS:=10}"
     : "${GPU_TARGET_S:=0.5}" "${GPU_MIN_STEPS:=5}" "${GPU_MAX_STEPS:=50}" "${STD_STEPS:=5}"
 fi
-WARMUP=1
-SEED=1
-IC12=cube      # the course reports' set-up (docs/conventions.md, Initial conditions)
-IC3=plummer    # the tree code's test case (docs/conventions.md, Verification and tolerances)
 
 REGEN="make tables"
 [ "$QUICK" != 1 ] || REGEN="make tables QUICK=1"
+[ "$QUICK" = 1 ] || [ "$TABLES" = auto ] || REGEN="$REGEN TABLES=$TABLES"
 [ "$REPEATS" = 3 ] || REGEN="$REGEN REPEATS=$REPEATS"
-
-nb_init_tmp
 
 # --- the columns ("series") ---------------------------------------------------
 # id | step | extra options | kind | model | ic | label
@@ -102,6 +147,11 @@ add_series bh_ttree step05_barneshut/tuned/nbody_tuned "--theta 0.7" gputree tre
 add_series bh_gap   step04_shared    ""                    gpu     ap   "$IC3"  "all-pairs GPU (step04)"
 
 is_gpu_kind() { case $1 in gpu|gputree) return 0;; *) return 1;; esac; }
+if [ -n "$NOGPU_REASON" ]; then
+    for t in "${!S_KIND[@]}"; do
+        if is_gpu_kind "${S_KIND[$t]}"; then S_DIS[$t]=no-gpu; S_DISNOTE[$t]="no usable GPU: $NOGPU_REASON"; fi
+    done
+fi
 
 # --- the plan: GPU runs first, then CPU runs by increasing N -------------------
 PLAN=()
@@ -160,6 +210,48 @@ run_plan_awk() {
         -v gpu_target="$GPU_TARGET_S" -v gpu_min="$GPU_MIN_STEPS" -v gpu_max="$GPU_MAX_STEPS" -v repeats="$REPEATS" "$PLAN_AWK"
 }
 
+# --- calibration: the CPU codes' speed here, seeding the time model ------------
+# step01 at N = 2048 and step05 --cpu at N = 5000, on 1 and on all threads,
+# one timed step after one warm-up: the model scales them (N², N log N) to
+# every cell of their columns until a cell of the column itself is measured.
+calibrate() {  # calibrate PROGRAM N IC "OPTIONS" SERIES...
+    local prog=$1 n=$2 ic=$3 opts=$4 ms wall t oh; shift 4
+    local bin; bin=$(nb_bin "$prog")
+    [ -x "$bin" ] || return 0
+    # shellcheck disable=SC2086
+    nb_run 60 "$bin" -n "$n" --steps 1 --warmup 1 --ic "$ic" --seed "$SEED" $opts --bench --csv --csv-header
+    [ "$NB_RC" = 0 ] || return 0
+    ms=$(nb_get step_ms_med); [ -n "$ms" ] || return 0
+    t=$(nb_calc "$ms / 1000")
+    oh=$(awk -v w="$NB_WALL" -v t="$t" 'BEGIN { o = w - 3 * t; if (o < 0.05) o = 0.05; print o }')
+    for s in "$@"; do M_N[$s]=$n; M_T[$s]=$t; M_OH[$s]=$oh; done
+    CAL_NOTE+="${CAL_NOTE:+; }$prog ${opts:+$opts }at N=$n: $(nb_fmt "$ms") ms/step"
+}
+CAL_NOTE=""
+T_CAL0=$(nb_now)
+calibrate step01_cpu 2048 "$IC12" "--threads 1" cpu1 bh_cap
+calibrate step01_cpu 2048 "$IC12" "--threads $THREADS" cpuall
+calibrate step05_barneshut 5000 "$IC3" "--cpu --threads 1" bh_ctree
+calibrate step05_barneshut 5000 "$IC3" "--cpu --threads $THREADS" bh_ctall
+T_CAL=$(nb_calc "$(nb_now) - $T_CAL0")
+
+# --- the sizes, the budget and the ETA, before anything is measured -----------
+eta_all=""
+for e in "${PLAN[@]}"; do rs=${e% *}; [ -n "${S_DIS[$rs]}" ] || eta_all+="$(plan_input "$rs" "${e#* }")"$'\n'; done
+ETA_T=$(printf '%s' "$eta_all" | run_plan_awk eta "$TABLES_BUDGET_S")
+PREC_ETA=0 PREC_BUDGET=0 PREC_WHAT="left out (PRECISION_TABLE=0)"
+if [ "${PRECISION_TABLE:-1}" != 0 ]; then
+    read -r PREC_ETA PREC_BUDGET PREC_WHAT < <(QUICK=$QUICK TABLES=$SIZES THREADS=$THREADS \
+        bash "$NB_TOP/scripts/tables/precision_table.sh" --estimate 2>/dev/null || echo "0 0 not estimated")
+fi
+range_of() { echo "$1" | awk '{ printf "%s ... %s", $1, $NF }'; }
+{
+    echo "tables: sizes '$SIZES' (TABLES=$TABLES; GPU probe: $GPU_PROBE$([ "$SIZES" != small ] || echo "; TABLES=full for the GPU host's sizes")):"
+    echo "  tables 1-2 N = $(range_of "$GRID1 $GRID1_EXT"), table 3 N = $(range_of "$GRID3"), $REPEATS runs per cell; table 5: ${PREC_WHAT}"
+    echo "  budget $(nb_hms "$(nb_calc "$TABLES_BUDGET_S + $PREC_BUDGET")") (TABLES_BUDGET_S=$TABLES_BUDGET_S for tables 1-3, PRECISION_BUDGET_S=$PREC_BUDGET for table 5)"
+    echo "  ETA ~$(nb_hms "$(nb_calc "$ETA_T + $PREC_ETA + $T_CAL")") (tables 1-3 ~$(nb_hms "$ETA_T"), table 5 ~$(nb_hms "$PREC_ETA")), from the time model calibrated here in $(nb_hms "$T_CAL"): ${CAL_NOTE:-no CPU step built}"
+} >&2
+
 # --- the measurements file -------------------------------------------------------
 PROG_COLS="step,n,steps,ic,seed,dt,eps,theta,block,threads,device,sms,clock_mhz,force_ms_med,force_ms_min,step_ms_med,step_ms_min,interactions,inter_per_s,gflops,err_median,err_p99,err_max,device_bytes,tree_nodes,tree_depth,force_ms_mean,step_ms_mean"
 # series whose steps are unequal by design (nbody_tuned keeps its tree for 4
@@ -187,7 +279,7 @@ record() {
 }
 
 # --- run everything ------------------------------------------------------------
-GPU_NAME=""; NOGPU_REASON=""; NRUN_OK=0
+GPU_NAME=""; NRUN_OK=0
 T_START=$(nb_now)
 i=0
 for entry in "${PLAN[@]}"; do
@@ -239,7 +331,14 @@ for entry in "${PLAN[@]}"; do
             fi
         fi
         echo "[tables $i/$TOTAL, $((TOTAL - i)) left, run $REP/$REPEATS, elapsed $(nb_hms "$elapsed"), ETA ~$(nb_hms "$eta")] $cmd" >&2
-        nb_run "$(nb_limit "$pwall" 600)" "$bin" "${args[@]}"
+        # the run's limit: generous (nb_limit), but never past the budget
+        lim=$(awk -v l="$(nb_limit "$pwall" 600)" -v b="$TABLES_BUDGET_S" -v e="$(nb_calc "$(nb_now) - $T_START")" \
+              'BEGIN { r = b - e; if (r < 30) r = 30; printf "%d\n", (l < r) ? l : r }')
+        nb_run "$lim" "$bin" "${args[@]}"
+        # a run cut at the budget's end says so
+        if { [ "$NB_RC" = 124 ] || [ "$NB_RC" = 137 ]; } && [ "$lim" -lt "$(nb_limit "$pwall" 600)" ]; then
+            NB_ERR="$NB_ERR (the end of TABLES_BUDGET_S=$TABLES_BUDGET_S s)"
+        fi
         stop=1
         case $NB_RC in
             0)
@@ -266,7 +365,7 @@ for entry in "${PLAN[@]}"; do
                 record "$s" "$n" no-gpu "" "no usable GPU: $NB_ERR" "$NB_WALL" "$cmd"
                 ;;
             124|137)
-                S_DIS[$s]=skipped; S_DISNOTE[$s]="skipped: N=$n of this column was $NB_ERR"
+                S_DIS[$s]=skipped; S_DISNOTE[$s]="skipped: N=$n of this column $NB_ERR"
                 echo "    -> $NB_ERR" >&2
                 record "$s" "$n" timeout "" "$NB_ERR" "$NB_WALL" "$cmd"
                 ;;
@@ -300,7 +399,8 @@ else
 fi
 OUT=${RESULTS_DIR:-$NB_TOP/handouts/results/$SLUG_NAME}
 mkdir -p "$OUT"
-cp "$MEAS" "$OUT/measurements.csv"
+# every file is written beside its place and renamed into it (no half-written table)
+cp "$MEAS" "$OUT/.measurements.csv.tmp.$$" && mv -f "$OUT/.measurements.csv.tmp.$$" "$OUT/measurements.csv"
 
 STAMP_GPU=$GPU_NAME
 STAMP=$(nbs_stamp_md "$STAMP_GPU" "${NOGPU_REASON:+no usable GPU: $NOGPU_REASON}" "$REGEN")
@@ -405,7 +505,7 @@ END {
                     once[s] = once[s] (once[s] == "" ? "" : ", ") n " (" nr[s, n] " of " repeats ")"
                 if ((s SUBSEP n) in lost) addnote(s SUBSEP n SUBSEP "lost", lab[s] ", N=" n ": " lost[s, n])
             } else if ((s SUBSEP n) in st) {
-                cell = (st[s, n] == "skipped") ? "skipped" : "—"
+                cell = (st[s, n] == "skipped") ? "skipped" : (st[s, n] == "timeout") ? "timed out" : "—"
                 reason = nt[s, n]
                 if (st[s, n] == "no-gpu") { }   # said once above the table
                 else if (st[s, n] == "not-built" || (st[s, n] == "skipped" && reason ~ /^skipped: N=/) || (st[s, n] == "failed" && reason ~ /^failed: /))
@@ -444,7 +544,7 @@ make_table() {  # make_table FILEBASE GRID COLS RATIOS RATES  (writes md-body to
     {
         echo "$STAMP" | sed 's/^- /# /'
         cat "$NB_TMP/body.csv"
-    } >"$OUT/$base.csv"
+    } >"$OUT/.$base.csv.tmp.$$" && mv -f "$OUT/.$base.csv.tmp.$$" "$OUT/$base.csv"
     awk -v out=md -v grid="$grid" -v cols="$cols" -v ratios="$ratios" -v rates="$rates" -v labels_s="$labels" -v short_s="$short" \
         -v std_steps="$STD_STEPS" -v warmup="$WARMUP" -v repeats="$REPEATS" -v spread_max="$SPREAD_MAX" -v mean_series="$MEAN_SERIES" "$NB_AWK_CSV$TABLE_AWK" "$OUT/measurements.csv"
 }
@@ -472,7 +572,7 @@ T1="$OUT/table1_cpu_vs_gpu.md"
     echo "Measured on:"
     echo "$STAMP"
     echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC12 --seed $SEED [--threads T] --bench --csv --csv-header\`"
-} >"$T1"
+} >"$T1.tmp.$$" && mv -f "$T1.tmp.$$" "$T1"
 
 T2="$OUT/table2_float3_float4_shared.md"
 {
@@ -487,7 +587,7 @@ T2="$OUT/table2_float3_float4_shared.md"
     echo "Measured on:"
     echo "$STAMP"
     echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC12 --seed $SEED --bench --csv --csv-header\`"
-} >"$T2"
+} >"$T2.tmp.$$" && mv -f "$T2.tmp.$$" "$T2"
 
 T3="$OUT/table3_barnes_hut.md"
 {
@@ -506,7 +606,7 @@ T3="$OUT/table3_barnes_hut.md"
     echo "Measured on:"
     echo "$STAMP"
     echo "- Each cell: \`stepNN_x/nbody -n N --steps S --warmup $WARMUP --ic $IC3 --seed $SEED [--threads 1 | --cpu --threads T] --bench --csv --csv-header\`"
-} >"$T3"
+} >"$T3.tmp.$$" && mv -f "$T3.tmp.$$" "$T3"
 
 cat "$T1"; echo; cat "$T2"; echo; cat "$T3"
 # provenance: every file of this run, with the spread over its repeats

@@ -2,7 +2,8 @@
 # top-level Makefile (which provides `all`, building every step).
 #
 #   make bench                 every step that can run here at a few N: one Markdown table
-#   make tables [QUICK=1]      the course reports' three tables -> handouts/results/<slug>/
+#   make tables [TABLES=full] [QUICK=1]  the course reports' tables and table 5 -> handouts/results/<slug>/
+#                              (sizes: TABLES=auto full with a GPU, small without; budget and ETA printed first)
 #   make plots  [SLUG=h100]    figures from those CSVs (gnuplot)   -> handouts/results/<slug>/
 #   make drift                 the last-bit drift of one run over its rounding variants (scripts/tables/drift.sh)
 #   make profile [PROFILE_N=]  ncu on the force kernels -> handouts/results/<slug>/profile.md
@@ -15,8 +16,8 @@
 # 3 nothing could be measured; 77 (profile only) no usable GPU.
 
 NB_SCRIPTS := $(dir $(lastword $(MAKEFILE_LIST)))
-NB_SCRIPT_VARS := QUICK REPEATS SLUG PRECISION_TABLE CPU_MAX_N DRIFT_N DRIFT_DT DRIFT_EPS DRIFT_STEPS DRIFT_EVERY RESULTS_DIR REPORT REPORT_FRAMES REPORT_RUN REPORT_SCREENSHOT NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
-                  TABLES_BUDGET_S CPU_BUDGET_S CPU_TARGET_S CPU_MAX_STEPS \
+NB_SCRIPT_VARS := TABLES QUICK REPEATS SLUG PRECISION_TABLE CPU_MAX_N DRIFT_N DRIFT_DT DRIFT_EPS DRIFT_STEPS DRIFT_EVERY RESULTS_DIR REPORT REPORT_FRAMES REPORT_RUN REPORT_SCREENSHOT NB_BIN_DIR THREADS PROFILE_N NCU KREGEX \
+                  TABLES_BUDGET_S PRECISION_BUDGET_S RUN_LIMIT_S CPU_BUDGET_S CPU_TARGET_S CPU_MAX_STEPS \
                   GPU_TARGET_S GPU_MIN_STEPS GPU_MAX_STEPS STD_STEPS \
                   BENCH_GPU_N BENCH_CPU_N BENCH_TARGET_S TREE_N LESSON_THETA TUNED_THETA TREE_STEPS
 # Pass only the variables that are set, so the scripts' defaults apply otherwise.
