@@ -53,27 +53,6 @@
  * (a CPU step has no probe and never calls it). */
 extern int nb_cuda_fits(long long n, double bytes_per_body) __attribute__((weak));
 
-void nb_cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ') c++;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, len, "%s", c);
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
 /* Free text in the report (a file name, a device name): control
  * characters -- a newline in --ic -- become '?', so a result stays one line;
  * in a CSV field, commas and quotes become spaces too. */

@@ -14,6 +14,7 @@
 #include "nb_error.h"
 #include "nb_options.h"
 #include "nb_state.h"
+#include "nb_threads.h"      /* nb_cpu_model(), for nb_run_info.device on CPU steps */
 #include "nb_timer.h"
 #ifdef __cplusplus
 extern "C" {
@@ -131,8 +132,6 @@ int nb_main(int argc, char **argv, const nb_step *step);
  * bound; its --cpu variant keeps the option's 0.5.  --help prints it. */
 int nb_main_theta(int argc, char **argv, const nb_step *step, double theta);
 
-/* The CPU model name, for nb_run_info.device on CPU steps. */
-void nb_cpu_model(char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  * nb_threads.h). */
 #include <omp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "nb_error.h"
@@ -28,4 +29,28 @@ int nb_threads_start(int threads, const char *hint)
         (void)0;
     }
     return NB_OK;
+}
+
+/* Here, not in nb_driver.c: a step's code (its info()) calls it, and the
+ * grader's workers link that code without nb_main() and its --check
+ * references (tests/nb_worker.c). */
+void nb_cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10)) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ') c++;
+                c[strcspn(c, "\n")] = '\0';
+                snprintf(buf, len, "%s", c);
+            }
+            break;
+        }
+    }
+    fclose(f);
 }

@@ -9,6 +9,7 @@
  * parallel regions of up to that many threads reuse it. */
 #ifndef NB_THREADS_H
 #define NB_THREADS_H
+#include <stddef.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,6 +17,10 @@ extern "C" {
 /* 0, or NB_EXIT_RUNTIME with "cannot start T threads (...): <reason>;
  * <hint>".  threads <= 1: nothing to start. */
 int nb_threads_start(int threads, const char *hint);
+
+/* The CPU model name (/proc/cpuinfo), for nb_run_info.device on CPU steps;
+ * "unknown CPU" where it cannot be read. */
+void nb_cpu_model(char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <CUnit/TestRun.h>
 #include "nb_grade.h"
 #include "nb_sandbox.h"
@@ -701,6 +702,16 @@ int nb_grade_main(const char *runner, int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     for (size_t k = 0; k < sizeof fwd_signals / sizeof fwd_signals[0]; k++) sigaction(fwd_signals[k], &sa, NULL);
     int timeout_s = test_timeout_s();
+    /* the bodies each accelerations test compares with the double sum
+     * (nb_ref_sample()), drawn anew in every run: a step's code cannot know
+     * them (a loop right on the sampled bodies only fails) */
+    uint64_t seed = 0;
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed || !seed) {
+        fprintf(stderr, "%s: no random seed for the sampled bodies (getrandom: %s)\n", runner,
+                strerror(errno));
+        return 1;
+    }
+    nb_ref_sample_seed(seed);
     /* Student code never runs in this process (it runs in workers and
      * programs in the sandbox, nb_remote.h); still, nothing may read this
      * process's memory or descriptors through /proc, and the secret of the

@@ -145,7 +145,7 @@ int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *
 #define NB_ASSERT_OK_FATAL(what, rc) do { int r_ = (rc); \
     NB_ASSERT_FATAL(r_ == 0, "%s: exit code %d: %.150s", (what), r_, r_ ? nb_errmsg() : ""); } while (0)
 
-/* The gate of a step's suites (nb_grade_gate): its accelerations at N = 1000
+/* The gate of a step's suites (nb_grade_gate): its accelerations at N = 1000 and 4097
  * (Plummer, unequal masses; o's softening and theta) within the step's
  * tolerance of the double direct sum. */
 void nb_t_gate_forces(const nb_step *step, const nb_options *o, const char *label);

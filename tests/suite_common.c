@@ -682,10 +682,25 @@ static void t_statistics(void)
     double p[100];
     for (int k = 0; k < 100; k++) p[k] = 100 - k;
     CU_ASSERT_DOUBLE_EQUAL(nb_percentile(p, 100, 0.99), 99, 0);
-    int64_t idx[10];
+    int64_t idx[10], sa[10], sb[10];
+    nb_ref_sample_seed(0);                   /* the programs' --check: evenly spread */
     CU_ASSERT_EQUAL(nb_ref_sample(5, 10, idx), 5);
     CU_ASSERT_EQUAL(nb_ref_sample(1000, 10, idx), 10);
     CU_ASSERT(idx[0] == 0 && idx[9] == 999);
+    /* the grader's: a body of each tenth, where the seed says, another seed elsewhere */
+    int64_t same = 0;
+    nb_ref_sample_seed(12345);
+    CU_ASSERT_EQUAL(nb_ref_sample(1000, 10, sa), 10);
+    nb_ref_sample_seed(67890);
+    CU_ASSERT_EQUAL(nb_ref_sample(1000, 10, sb), 10);
+    for (int k = 0; k < 10; k++) {
+        CU_ASSERT(sa[k] >= 100 * k && sa[k] < 100 * (k + 1) && sb[k] >= 100 * k && sb[k] < 100 * (k + 1));
+        same += sa[k] == sb[k];
+    }
+    NB_ASSERT(same < 5, "two seeds drew %lld of the same 10 bodies", (long long)same);
+    CU_ASSERT_EQUAL(nb_ref_sample(5, 10, idx), 5);   /* all of them where n is small */
+    CU_ASSERT(idx[0] == 0 && idx[4] == 4);
+    nb_ref_sample_seed(0);
     nb_step_time t[3] = { { 0.5, 2, 3, 100 }, { 0.5, 1, 2, 100 }, { 0.5, 4, 5, 100 } };
     nb_bench b;
     nb_bench_summarize(t, 3, &b);

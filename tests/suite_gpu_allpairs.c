@@ -137,6 +137,6 @@ void nb_gpu_allpairs_register(const nb_step *step, const char *binary)
     S = step;
     BIN = binary;
     nb_grade_suite("gpu", gpu_tests, nb_grade_gpu_skip(step));
-    snprintf(gate_what, sizeof gate_what, "%s: its accelerations at N = 1000", step->name);
+    snprintf(gate_what, sizeof gate_what, "%s: its accelerations at N = 1000 and 4097", step->name);
     nb_grade_gate("gpu", gate, gate_what);
 }

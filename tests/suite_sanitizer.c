@@ -80,6 +80,6 @@ void nb_sanitizer_register(const nb_step *step, const char *binary, const char *
     static const nb_test both[] = { { "memcheck_clean", t_memcheck, 2 },
                                     { "racecheck_clean", t_racecheck, 2 }, NB_TEST_END };
     nb_grade_suite("sanitizer", racecheck ? both : mem_only, nb_grade_gpu_skip(step));
-    snprintf(gate_what, sizeof gate_what, "%s: its accelerations at N = 1000", step->name);
+    snprintf(gate_what, sizeof gate_what, "%s: its accelerations at N = 1000 and 4097", step->name);
     nb_grade_gate("sanitizer", gate, gate_what);
 }

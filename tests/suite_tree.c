@@ -931,7 +931,7 @@ void nb_tree_register_gpu(const nb_step *gpu, const nb_step *cpu, const char *st
     };
     nb_grade_suite(suite, gpu_tests, nb_grade_gpu_skip(GPU.step));
     static char what[160];
-    snprintf(what, sizeof what, "%s: its accelerations at N = 1000 (theta 0.5)", GPU.step->name);
+    snprintf(what, sizeof what, "%s: its accelerations at N = 1000 and 4097 (theta 0.5)", GPU.step->name);
     nb_grade_gate(suite, gate_gpu, what);
 }
 
@@ -962,7 +962,7 @@ void nb_tree_register_cpu(const nb_step *cpu, const char *step_binary, const cha
     };
     nb_grade_suite(suite, cpu_tests, NULL);
     static char what[160];
-    snprintf(what, sizeof what, "%s --cpu: its accelerations at N = 1000 (theta 0.5)", CPU.step->name);
+    snprintf(what, sizeof what, "%s --cpu: its accelerations at N = 1000 and 4097 (theta 0.5)", CPU.step->name);
     nb_grade_gate(suite, gate_cpu, what);
 }
 

@@ -574,6 +574,6 @@ void nb_tree_tuned_register(const nb_step *step, const char *binary)
     };
     nb_grade_suite("step05 tuned", tests, nb_grade_gpu_skip(step));
     static char what[160];
-    snprintf(what, sizeof what, "%s: its accelerations at N = 1000", step->name);
+    snprintf(what, sizeof what, "%s: its accelerations at N = 1000 and 4097", step->name);
     nb_grade_gate("step05 tuned", gate, what);
 }

@@ -38,7 +38,11 @@
 #    nb_rel_error, nb_within_tolerance, nb_tolerance_for*, nb_energy*, ...;
 #    the list is read from the header), or refers to the dynamic loader's
 #    look-ups (dlopen, dlmopen, dlsym, dlvsym, dladdr, dladdr1, dlinfo,
-#    dl_iterate_phdr): nm -g on OBJ.  common/ itself is not checked (the
+#    dl_iterate_phdr), or to files, other processes, programs or system
+#    calls (open, fopen, read, write, mmap, readlink, opendir, syscall,
+#    ptrace, process_vm_readv, fork, exec*, system, popen, getauxval,
+#    socket, ...: the list $system below; stdio's printf and fprintf stay):
+#    nm -g on OBJ.  common/ itself is not checked (the
 #    programs' --check is its code).
 # Quiet when nothing is found.  Each finding is one line,
 #   FILE:LINE: what: refused (why)
@@ -163,7 +167,20 @@ if [ -z "$syms" ]; then
   refuse "$tmp/f"
 fi
 loaders="dlopen dlmopen dlsym dlvsym dladdr dladdr1 dlinfo dl_iterate_phdr"
-awk -f "$awkf" -v pass=pp -v mode=$kind -v map="$tmp/map" -v syms="$syms $loaders" \
+# files, other processes, programs and raw system calls: a lesson computes
+# from the arrays it is given and prints with stdio; with these it could
+# read its own program for the grader's code (/proc/self/exe), ask whether
+# a sanitizer watches it (/proc/self/maps) or reach the grader's files
+system="open open64 openat openat64 __open_2 __open64_2 __openat_2 __openat64_2 creat creat64
+ fopen fopen64 freopen freopen64 fdopen read __read_chk pread pread64 __pread_chk __pread64_chk readv preadv
+ preadv2 write pwrite pwrite64 writev pwritev mmap mmap64 mprotect syscall readlink readlinkat
+ __readlink_chk __readlinkat_chk opendir fdopendir scandir scandir64 nftw ftw unlink unlinkat rename
+ renameat symlink symlinkat link linkat mkfifo mkfifoat process_vm_readv process_vm_writev ptrace fork
+ vfork clone clone3 __clone execve execv execvp execvpe execl execlp execle fexecve posix_spawn
+ posix_spawnp system popen getauxval socket socketpair connect sendfile splice memfd_create setsid kill
+ prctl"
+system=$(tr -s ' \n' '  ' <<< "$system")
+awk -f "$awkf" -v pass=pp -v mode=$kind -v map="$tmp/map" -v syms="$syms $loaders $system" \
     -v textout="$tmp/text" "${pps[@]}" > "$tmp/pp.out" || { echo "student_lint.sh: awk failed" >&2; exit 2; }
 # the lesson's own files, each whole: line directives
 mapfile -t mine < <(awk -F'\t' '$3 == "L" { print $4 }' "$tmp/map" | sort -u)
@@ -195,10 +212,11 @@ if ! nm -g "$obj" > "$tmp/nm" 2> "$tmp/nm.err"; then
   refuse "$tmp/f"
 fi
 srcshown=$(realpath -m -- "$src"); srcshown=${srcshown#"$top"/}
-awk -v syms="$syms" -v loaders="$loaders" -v src="$srcshown" -v locs="$tmp/pp.out" '
+awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown" -v locs="$tmp/pp.out" '
   BEGIN {
     n = split(syms, s, " "); for (i = 1; i <= n; i++) ref[s[i]] = 1
     n = split(loaders, s, " "); for (i = 1; i <= n; i++) dl[s[i]] = 1
+    n = split(sysfns, s, " "); for (i = 1; i <= n; i++) os[s[i]] = 1
     while ((getline l < locs) > 0) { split(l, f, "\t"); if (f[1] == "S") at[f[2]] = f[3] }
   }
   { name = $NF; sub(/@.*/, "", name); type = (NF >= 3) ? $(NF - 1) : $1
@@ -212,6 +230,9 @@ awk -v syms="$syms" -v loaders="$loaders" -v src="$srcshown" -v locs="$tmp/pp.ou
              where, name
     else if ((name in dl) && undef)
       printf "F\t%s: %s (it finds code by name at run time, out of this check'"'"'s sight): refused (a lesson computes its own answers)\n",
+             where, name
+    else if ((name in os) && undef)
+      printf "F\t%s: %s (files, processes or system calls): refused (a lesson computes from its arrays and prints with stdio only)\n",
              where, name
   }' "$tmp/nm" > "$tmp/f"
 [ -s "$tmp/f" ] && refuse "$tmp/f"
