@@ -38,8 +38,10 @@
 #
 # --write: the measured scores are also written into the handouts' tables
 # (a difference still fails this run; the cells that could not be measured
-# here are left as they are).  Run time on an idle 2-core machine without a GPU: about
-# 25 minutes (step01: 4 stages, step05 --cpu: 3).
+# here are left as they are).  Run time without a GPU, measured on a
+# 2-core machine shared with other jobs (load average near 20): 47 minutes,
+# step01's 4 stages 17 to 22 of them, step05's 3 (its --cpu suites) the
+# rest; one step alone: student_path_test.sh step01_cpu.
 #
 # Environment: CUNIT_PREFIX and ARCH are passed on to make; PATH_TIMEOUT_S
 # per build or runner (3600, a hang detector); PATH_KEEP_TMP=1 keeps the
