@@ -90,7 +90,7 @@ static int forces(gpu_ctx *c, float3 *acc)
      * Launch forces_kernel with c->grid blocks of c->block threads on (c->pos, c->mass, acc,
      * c->n, c->eps2), then check the launch with NB_LAUNCHED().  See handouts/02_naive.md.
      */
-    /* BLANK: return nb_todo("forces_kernel", "02_naive"); */
+    /* BLANK: return nb_todo("forces_kernel and its launch in forces()", "02_naive"); */
     forces_kernel<<<c->grid, c->block>>>(c->pos, c->mass, acc, c->n, c->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */

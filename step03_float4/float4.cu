@@ -90,7 +90,7 @@ static int forces(gpu_ctx *c, float3 *acc)
      * Launch forces_kernel with c->grid blocks of c->block threads on (c->pos, acc, c->n,
      * c->eps2) -- no mass array any more -- then NB_LAUNCHED().  See handouts/03_float4.md.
      */
-    /* BLANK: return nb_todo("forces_kernel", "03_float4"); */
+    /* BLANK: return nb_todo("forces_kernel and its launch in forces()", "03_float4"); */
     forces_kernel<<<c->grid, c->block>>>(c->pos, acc, c->n, c->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */

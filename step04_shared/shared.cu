@@ -108,7 +108,7 @@ static int forces(gpu_ctx *c, float3 *acc)
      * Launch forces_kernel as in step03, now with c->block * sizeof(float4) bytes of dynamic
      * shared memory for the tile, then NB_LAUNCHED().  See handouts/04_shared.md.
      */
-    /* BLANK: return nb_todo("forces_kernel", "04_shared"); */
+    /* BLANK: return nb_todo("forces_kernel and its launch in forces()", "04_shared"); */
     forces_kernel<<<c->grid, c->block, c->block * sizeof(float4)>>>(c->pos, acc, c->n, c->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */

@@ -288,7 +288,7 @@ static int compute(bh_cpu *t, double ph[3])
      * walk().  See handouts/05_barneshut.md.
      */
     /* BLANK: (void)force; */
-    /* BLANK: return nb_todo("--cpu: the tree walk walk() in bh_cpu.c", "05_barneshut"); */
+    /* BLANK: return nb_todo("--cpu: the tree walk walk() in bh_cpu.c and its call force(t) in compute()", "05_barneshut"); */
     force(t);
     /* END SOLUTION */
     double t3 = nb_now_ms();

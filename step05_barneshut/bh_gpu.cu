@@ -518,7 +518,7 @@ static int tree_force(bh_gpu *g, bool ev)
      * cover g->d.n), on (g->d, g->eps2), then NB_LAUNCHED().  See handouts/05_barneshut.md.
      */
     /* BLANK: (void)k_force; */
-    /* BLANK: return nb_todo("the tree walk k_force", "05_barneshut"); */
+    /* BLANK: return nb_todo("the tree walk k_force and its launch in tree_force()", "05_barneshut"); */
     k_force<<<(g->d.n + g->block - 1) / g->block, g->block>>>(g->d, g->eps2);
     NB_LAUNCHED();
     /* END SOLUTION */

@@ -7,6 +7,15 @@
 #                                                   comment and its blank
 #   awk -v mode=keep -f solution_regions.awk FILE   the solution alone: marker
 #                                                   lines and hints dropped
+#   awk -v mode=fill -v filled=1,3 -f solution_regions.awk FILE
+#                                                   the kit with the regions
+#                                                   numbered in 'filled' (1 is
+#                                                   the first of the file; ""
+#                                                   none) filled in: those as
+#                                                   mode=keep writes them, the
+#                                                   others as mode=kit does (a
+#                                                   student half-way through;
+#                                                   tests/student_path_test.sh)
 #
 # A region, each marker on lines of its own (indentation free):
 #
@@ -29,10 +38,11 @@
 # print FILE:LINE: why on stderr and exit 2, so a typo never ships a
 # solution.  The number of regions is printed on file descriptor 3.
 function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 2 }
+function region_mode() { if (mode == "fill") { rmode = (regions in want) ? "keep" : "kit"; used[regions] = 1 } }
 function indent(s) { match(s, /^[ \t]*/); return substr(s, 1, RLENGTH) }
 function flush_todo(   k, s) {
   # the TODO comment of the region, then its blank lines
-  if (mode != "kit") return
+  if (rmode != "kit") return
   for (k = 1; k <= nhint; k++) {
     s = (k == 1 ? ind "/* TODO: " : ind " * ") hint[k]
     if (k == nhint && nblank == 0) s = s " */"
@@ -44,7 +54,14 @@ function flush_todo(   k, s) {
   }
 }
 BEGIN {
-  if (mode != "kit" && mode != "keep") { print "solution_regions.awk: mode=kit or mode=keep" > "/dev/stderr"; bad = 1; exit 2 }
+  if (mode != "kit" && mode != "keep" && mode != "fill") {
+    print "solution_regions.awk: mode=kit, mode=keep or mode=fill" > "/dev/stderr"; bad = 1; exit 2 }
+  nfill = split(filled, fl, ",")
+  for (k = 1; k <= nfill; k++) {
+    if (fl[k] !~ /^[1-9][0-9]*$/) { print "solution_regions.awk: filled=" filled ": region numbers (1, 2, ...) separated by commas" > "/dev/stderr"; bad = 1; exit 2 }
+    want[fl[k] + 0] = 1
+  }
+  rmode = mode                # the current region's: kit or keep (fill: one or the other)
   state = 0; regions = 0      # 0 outside, 1 in the hint block, 2 in the blanks, 3 in the solution
 }
 {
@@ -59,14 +76,14 @@ BEGIN {
   }
   if (line ~ /^[ \t]*\/\* BEGIN SOLUTION: .*\*\/[ \t]*$/) {
     if (state) fail("BEGIN SOLUTION inside a region opened at line " start)
-    state = 2; start = FNR; regions++; ind = indent(line); nhint = 0; nblank = 0
+    state = 2; start = FNR; regions++; ind = indent(line); nhint = 0; nblank = 0; region_mode()
     t = line; sub(/^[ \t]*\/\* BEGIN SOLUTION: */, "", t); sub(/[ \t]*\*\/[ \t]*$/, "", t)
     hint[++nhint] = t
     next
   }
   if (line ~ /^[ \t]*\/\* BEGIN SOLUTION[ \t]*$/) {
     if (state) fail("BEGIN SOLUTION inside a region opened at line " start)
-    state = 1; start = FNR; regions++; ind = indent(line); nhint = 0; nblank = 0
+    state = 1; start = FNR; regions++; ind = indent(line); nhint = 0; nblank = 0; region_mode()
     next
   }
   if (line ~ /^[ \t]*\/\* BLANK: .*\*\/[ \t]*$/) {
@@ -84,10 +101,11 @@ BEGIN {
   }
   if (line ~ /BEGIN SOLUTION|END SOLUTION|\/\* BLANK:/) fail("malformed solution marker (a marker is a line of its own)")
   if (state == 2) { flush_todo(); state = 3 }
-  if (state == 0 || mode == "keep") print line
+  if (state == 0 || rmode == "keep") print line
 }
 END {
   if (bad) exit 2
   if (state) { printf "%s:%d: region opened here is never closed (END SOLUTION)\n", FILENAME, start > "/dev/stderr"; exit 2 }
+  for (k in want) if (!(k in used)) { printf "%s: filled=%s: there is no region %d (%d regions)\n", FILENAME, filled, k, regions > "/dev/stderr"; exit 2 }
   printf "%d\n", regions > "/dev/fd/3"
 }
