@@ -616,7 +616,11 @@ static void t_layout(void)
 
 /* Every count a document quotes after a <!--count:KEY--> marker (points,
  * tests, runners, mutants, solution regions) and the generated list of
- * solution regions: what scripts/tables/doc_counts.sh computes from the tree now. */
+ * solution regions: what scripts/tables/doc_counts.sh computes from the tree now;
+ * and the facts it checks with scripts/tables/doc_facts.py: the tests the
+ * documents name, the messages they quote, the figures after a
+ * <!--figure:PATH:REGEX--> marker, the grade lines they quote, the example
+ * outputs' points and tests. */
 static void t_quoted_counts(void)
 {
     static char out[1 << 14];

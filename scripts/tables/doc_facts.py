@@ -17,6 +17,9 @@ In README.md, docs/*.md, handouts/*.md and handouts/results/*/README.md:
    (from the top of the tree), and the paragraph, list item or table row
    that holds it names that file (its path or its name, outside the
    marker);
+ - the example outputs of a grade (handouts/results/examples/*.txt, which
+   `make examples` captures) give each runner the possible points and the
+   tests of tests/manifest.tsv;
  - a quote in backticks with the counts of a grade in it (`check-all: 541
    passed, ...`, `student score: 0/461 ...`, `step01_cpu: score 49/49 points`)
    is in a file that its paragraph, list item or table row names (a link or
@@ -26,6 +29,10 @@ In README.md, docs/*.md, handouts/*.md and handouts/results/*/README.md:
 --check: print each fact that does not hold and exit 1; without it the
 figures after the markers are rewritten from their files (temporary file
 and rename) and the other facts are checked the same way.
+--unsourced: also list (not a failure) each paragraph, list item or table
+row with a measured figure (ms, G interactions/s, frames/s, ...) that names
+no file (a table row: nor the paragraph above its table), and none of whose
+figures is after a marker: the figures still to be given their source.
 """
 import fnmatch
 import glob
@@ -36,6 +43,7 @@ import sys
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 os.chdir(TOP)
 CHECK = "--check" in sys.argv[1:]
+UNSOURCED = "--unsourced" in sys.argv[1:]
 IN_KIT = os.path.exists(".student_kit")
 problems = []
 
@@ -53,6 +61,7 @@ def documents():
 # ---- the tests of the manifest ---------------------------------------------------
 TESTS = {}
 SUITES = set()
+SUMS = {}                      # (runner, kind): points; (runner, "tests"): tests
 with open("tests/manifest.tsv", encoding="utf-8") as f:
     for row in f:
         if row.startswith("#") or not row.strip():
@@ -61,6 +70,9 @@ with open("tests/manifest.tsv", encoding="utf-8") as f:
         if len(cols) >= 3:
             TESTS.setdefault(cols[1], set()).add(cols[2])
             SUITES.add(cols[1])
+        if len(cols) >= 5 and cols[3].isdigit():
+            SUMS[(cols[0], cols[4])] = SUMS.get((cols[0], cols[4]), 0) + int(cols[3])
+            SUMS[(cols[0], "tests")] = SUMS.get((cols[0], "tests"), 0) + 1
 # the tree's paths (a suite named like a folder: common/nb_physics.h is a file)
 PATHS = set()
 for d, _, fs in os.walk("."):
@@ -205,11 +217,26 @@ def figure_value(path, rx):
     return m.group(1), None
 
 
+MEASURED_RE = re.compile(r"(?<![\w.])[0-9][0-9.,]*\s?(?:ms|µs|s/step|[GT] interactions/s|GFLOP/s|frames/s|"
+                         r"T pulls/s|G pulls/s)(?!\w)")
+unsourced = []
+
+
 def check_doc(doc):
     text = open(doc, encoding="utf-8").read()
     lines = text.split("\n")
     changed = False
+    above = set()                      # the files named by the paragraph above a table
     for start, unit, kind in units(lines):
+        if UNSOURCED and kind == "text":
+            files_here = named_files(doc, unit)
+            if not unit.startswith("|"):
+                above = files_here
+            elif MEASURED_RE.search(unit) and not files_here and not above and "<!--figure:" not in unit:
+                unsourced.append("%s:%d: %s" % (doc, start, " ".join(unit.split())[:100]))
+            if not unit.startswith("|") and MEASURED_RE.search(unit) and not files_here \
+                    and "<!--figure:" not in unit:
+                unsourced.append("%s:%d: %s" % (doc, start, " ".join(unit.split())[:100]))
         def lineno(offset):
             return start + unit.count("\n", 0, offset)
         # test names
@@ -283,8 +310,56 @@ def check_doc(doc):
         print("doc_facts: %s updated" % doc)
 
 
+# ---- the example outputs of a grade: the tree's tests and points ----------------------
+GRADE_LINES = [
+    (re.compile(r"^(\w+): score [0-9]+/([0-9]+) points"), "student", "points"),
+    (re.compile(r"^(\w+): optional exercises [0-9]+/([0-9]+) points"), "optional", "optional points"),
+    (re.compile(r"^(\w+): the kit's own checks [0-9]+/([0-9]+) points"), "kit", "kit points"),
+]
+PASSED_RE = re.compile(r"^(\w+): ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped")
+
+
+def check_examples():
+    """handouts/results/examples/*.txt show this tree's grade (make examples
+    captures them again): each runner's possible points and test count there
+    are tests/manifest.tsv's"""
+    for path in sorted(glob.glob("handouts/results/examples/*.txt")):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+        for n, line in enumerate(lines, 1):
+            for rx, kind, what in GRADE_LINES:
+                m = rx.match(line)
+                if m and (m.group(1), "tests") in SUMS:
+                    want = SUMS.get((m.group(1), kind), 0)
+                    if int(m.group(2)) != want:
+                        bad(path, n, "%s of %s: %s here, %d in tests/manifest.tsv (make examples)"
+                            % (what, m.group(1), m.group(2), want))
+            m = re.match(r"^student score: [0-9]+/([0-9]+) points", line)
+            want = sum(v for (r, k), v in SUMS.items() if k == "student")
+            if m and int(m.group(1)) != want and not os.path.exists(".student_kit"):
+                bad(path, n, "the student's points: %s here, %d in tests/manifest.tsv (make examples)"
+                    % (m.group(1), want))
+            m = re.match(r"^check-all: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped", line)
+            want = sum(v for (r, k), v in SUMS.items() if k == "tests")
+            if m and sum(int(x) for x in m.groups()) != want and not os.path.exists(".student_kit"):
+                bad(path, n, "tests: %d here, %d in tests/manifest.tsv (make examples)"
+                    % (sum(int(x) for x in m.groups()), want))
+            m = PASSED_RE.match(line)
+            if m and (m.group(1), "tests") in SUMS:
+                got = sum(int(m.group(k)) for k in (2, 3, 4))
+                want = SUMS[(m.group(1), "tests")]
+                if got != want:
+                    bad(path, n, "tests of %s: %d here, %d in tests/manifest.tsv (make examples)"
+                        % (m.group(1), got, want))
+
+
 for d in documents():
     check_doc(d)
+check_examples()
+for u in unsourced:
+    print("doc_facts: unsourced: " + u)
+if UNSOURCED:
+    print("doc_facts: %d paragraphs, items or rows with measured figures that name no file" % len(unsourced))
 for p in problems:
     print(p, file=sys.stderr)
 sys.exit(1 if problems else 0)
