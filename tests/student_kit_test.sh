@@ -5,7 +5,9 @@
 #     solution marker is left in it, one TODO line per region; no answer
 #     either: no line of a solution region that the given code does not
 #     also hold is anywhere in the kit, no worked-answer block (<details>) in
-#     its handouts, no tuned build of step 04.
+#     its handouts, no tuned build of step 04; its README.md is the
+#     students' (docs/student-README.md), which names none of what the kit
+#     leaves out.
 #  2. The kit builds (make -j2) with no compiler warning.
 #  3. Each program, `nbody -n 100 -s 1`: a blanked step exits 4 (NB_EXIT_TODO)
 #     with one line on stderr saying what is not implemented -- or 77 for a GPU
@@ -111,6 +113,10 @@ check "no worked answer (<details>) in the kit's handouts" \
   bash -c '! grep -l "^<details>" "$1"/handouts/*.md' _ "$kit"
 check "no tuned build in the kit (no step*/tuned/ folder, no tuned runner's suite)" \
   bash -c '! ls -d "$1"/step0*/tuned >/dev/null 2>&1 && test ! -e "$1/tests/suite_tuned.c"' _ "$kit"
+check "the kit's README.md is the students' README (docs/student-README.md), not the project's" \
+  cmp -s "$top/docs/student-README.md" "$kit/README.md"
+check "the kit's README.md names nothing the kit leaves out (tuned builds, mutants, grade-class)" \
+  bash -c '! grep -qiE "tuned|mutant|grade-class|grade_class" "$1/README.md"' _ "$kit"
 
 # the steps: blanked (a marked file in them) or not
 steps=$(cd "$kit" && ls -d step0*/ 2>/dev/null | tr -d / )

@@ -4,8 +4,11 @@
  *  - every relative link of the README, docs/ and handouts/ resolves;
  *  - every results folder has a provenance.tsv row, all fields filled, for
  *    each of its files, and none for a file that is not there;
- *  - the README's set-up and .ci/run name every package that
- *    `scripts/setup/ensure_deps.sh --list all` installs;
+ *  - the README's set-up, the students' README's and .ci/run name every
+ *    package that `scripts/setup/ensure_deps.sh --list all` installs;
+ *  - the README stays short (150 lines of 120 characters, the three users'
+ *    first commands on its first screen), the students' README (the kit's
+ *    README.md) too, and it says nothing of what the kit leaves out;
  *  - `make help` names only real targets, and every user-facing target;
  *  - `make tables` marks the cells whose repeats spread more than 10 %
  *    (fake programs with known timings), and nothing else;
@@ -28,6 +31,7 @@
 
 #define TOP ".."
 #define BIG (1 << 20)
+#define STUDENT_README_NAME "student-README.md"   /* docs/: the kit's README.md */
 
 static char *slurp_alloc(const char *path)
 {
@@ -204,6 +208,8 @@ static int check_links(const char *file)
     snprintf(dir, sizeof dir, "%s", file);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;
+    /* the students' README is the kit's README.md: its links are from the top */
+    if (strstr(file, "/docs/" STUDENT_README_NAME)) snprintf(dir, sizeof dir, "%s", TOP);
     int n = 0;
     for (const char *p = doc; (p = strstr(p, "](")); p += 2) {
         const char *t = p + 2, *e = strchr(t, ')');
@@ -332,24 +338,105 @@ static void t_provenance(void)
 
 /* ---- set-up, make help ----------------------------------------------------------- */
 
+/* The README's "## Set up" section, and the students' (in the kit: its
+ * README.md, the same file), name every package of --list all; .ci/run
+ * installs each. */
 static void t_setup_packages(void)
 {
     static char pkgs[4096];
     int rc = sh("scripts/setup/ensure_deps.sh --list all", pkgs, sizeof pkgs, 10);
     NB_ASSERT_FATAL(rc == 0 && *pkgs, "scripts/setup/ensure_deps.sh --list all: exit %d", rc);
-    char *readme = slurp_alloc(TOP "/README.md"), *ci = slurp_alloc(TOP "/.ci/run");
-    NB_ASSERT_FATAL(readme && ci, "out of memory");
-    char *a = strstr(readme, "\n## Set up"), *b = a ? strstr(a + 1, "\n## ") : NULL;
-    NB_ASSERT_FATAL(a != NULL, "README.md has no '## Set up' section");
-    if (b) *b = 0;
+    static const char *readmes[] = { TOP "/README.md", TOP "/docs/" STUDENT_README_NAME };
+    char *doc[2] = { NULL, NULL }, *sec[2] = { NULL, NULL };
+    int ndocs = in_kit() ? 1 : 2;
+    for (int k = 0; k < ndocs; k++) {
+        doc[k] = slurp_alloc(readmes[k]);
+        NB_ASSERT_FATAL(doc[k] != NULL, "out of memory");
+        char *a = strstr(doc[k], "\n## Set up"), *b = a ? strstr(a + 1, "\n## ") : NULL;
+        NB_ASSERT(a != NULL, "%s has no '## Set up' section", readmes[k] + 3);
+        if (b) *b = 0;
+        sec[k] = a;
+    }
+    char *ci = slurp_alloc(TOP "/.ci/run");
+    NB_ASSERT_FATAL(ci != NULL, "out of memory");
     int n = 0;
     for (char *p = strtok(pkgs, "\n"); p; p = strtok(NULL, "\n"), n++) {
-        NB_ASSERT(strstr(a, p) != NULL, "README.md's set-up does not name %s", p);
+        for (int k = 0; k < ndocs; k++)
+            NB_ASSERT(!sec[k] || strstr(sec[k], p) != NULL, "%s's set-up does not name %s", readmes[k] + 3, p);
         NB_ASSERT(strstr(ci, p) != NULL, ".ci/run does not install %s", p);
     }
     NB_ASSERT(n >= 5, "ensure_deps.sh --list all names only %d packages", n);
-    free(readme);
+    for (int k = 0; k < ndocs; k++) free(doc[k]);
     free(ci);
+}
+
+/* ---- the READMEs' limits --------------------------------------------------------- */
+
+/* Lines of doc, and how many are longer than max characters (UTF-8
+ * characters, not bytes); the first such line's number in *first. */
+static int count_lines(const char *doc, int max, int *longer, int *first)
+{
+    int lines = 0, len = 0;
+    *longer = 0;
+    *first = 0;
+    for (const char *p = doc; *p; p++) {
+        if (*p == '\n') {
+            lines++;
+            if (len > max && !(*longer)++) *first = lines;
+            len = 0;
+        } else if ((*p & 0xC0) != 0x80) {
+            len++;
+        }
+    }
+    if (len) {
+        lines++;
+        if (len > max && !(*longer)++) *first = lines;
+    }
+    return lines;
+}
+
+/* The project's README: at most 150 lines of at most 120 characters, the
+ * three users' first commands on its first screen (its first 30 lines).  The
+ * students' README (docs/, the kit's README.md): at most 120 lines of at most
+ * 120 characters, and not a word of what the kit leaves out.  In the kit
+ * README.md is the students' README. */
+static void t_readme_limits(void)
+{
+    int longer, first;
+    if (!in_kit()) {
+        char *doc = slurp_alloc(TOP "/README.md");
+        NB_ASSERT_FATAL(doc && *doc, "cannot read README.md");
+        int lines = count_lines(doc, 120, &longer, &first);
+        NB_ASSERT(lines <= 150, "README.md has %d lines (at most 150: the rest goes to docs/)", lines);
+        NB_ASSERT(longer == 0, "README.md has %d lines over 120 characters (the first: line %d)", longer, first);
+        /* the first screen: 30 lines */
+        char *p = doc;
+        for (int k = 0; k < 30 && p; k++) p = strchr(p + 1, '\n');
+        if (p) *p = 0;
+        static const char *first_cmds[] = { "make student-kit", "make -C step01_cpu check", "make check-all",
+                                            "make grade-class", "make tables", "make report", NULL };
+        for (int k = 0; first_cmds[k]; k++)
+            NB_ASSERT(strstr(doc, first_cmds[k]) != NULL, "README.md's first 30 lines do not show `%s`",
+                      first_cmds[k]);
+        free(doc);
+    }
+    const char *kit_readme = in_kit() ? TOP "/README.md" : TOP "/docs/" STUDENT_README_NAME;
+    char *doc = slurp_alloc(kit_readme);
+    NB_ASSERT_FATAL(doc && *doc, "cannot read %s", kit_readme + 3);
+    NB_ASSERT(strstr(doc, "# nbody-lab: the student kit") == doc, "%s is not the students' README (its title: "
+              "'# nbody-lab: the student kit')", kit_readme + 3);
+    int lines = count_lines(doc, 120, &longer, &first);
+    NB_ASSERT(lines <= 120, "%s has %d lines (at most 120)", kit_readme + 3, lines);
+    NB_ASSERT(longer == 0, "%s has %d lines over 120 characters (the first: line %d)", kit_readme + 3, longer,
+              first);
+    /* what the kit leaves out, in any case */
+    static const char *left_out[] = { "tuned", "mutant", "grade-class", "grade_class", "solution", "<details>",
+                                      NULL };
+    for (char *c = doc; *c; c++) *c = (char)((*c >= 'A' && *c <= 'Z') ? *c - 'A' + 'a' : *c);
+    for (int k = 0; left_out[k]; k++)
+        NB_ASSERT(strstr(doc, left_out[k]) == NULL, "%s mentions '%s', which the kit leaves out",
+                  kit_readme + 3, left_out[k]);
+    free(doc);
 }
 
 /* The rules of the top Makefile and the makefiles it includes: "name:" at
@@ -544,7 +631,11 @@ static void t_layout(void)
 
 /* Every count a document quotes after a <!--count:KEY--> marker (points,
  * tests, runners, mutants, solution regions) and the generated list of
- * solution regions: what scripts/tables/doc_counts.sh computes from the tree now. */
+ * solution regions: what scripts/tables/doc_counts.sh computes from the tree now;
+ * and the facts it checks with scripts/tables/doc_facts.py: the tests the
+ * documents name, the messages they quote, the figures after a
+ * <!--figure:PATH:REGEX--> marker, the grade lines they quote, the example
+ * outputs' points and tests. */
 static void t_quoted_counts(void)
 {
     static char out[1 << 14];
@@ -562,6 +653,7 @@ void nb_suite_docs_register(void)
         { "relative_links_resolve", t_links, 2 },
         { "results_have_provenance", t_provenance, 2 },
         { "setup_names_every_package", t_setup_packages, 1 },
+        { "readmes_within_their_limits", t_readme_limits, 1 },
         { "make_help_names_real_targets", t_make_help, 1 },
         { "tables_mark_spread_over_10_percent", t_tables_spread, 2 },
         { "report_is_self_contained", t_report_self_contained, 1 },

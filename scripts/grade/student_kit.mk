@@ -1,5 +1,5 @@
 # scripts/grade/student_kit.mk -- `make student-kit`; included by the top-level
-# Makefile.  See README "Student kit" and scripts/grade/student_kit.sh.
+# Makefile.  See docs/grading.md ("The student kit") and scripts/grade/student_kit.sh.
 #
 #   make student-kit                 the kit (solution regions blanked) -> dist/
 #   make student-kit DEST=/tmp/kit   somewhere else

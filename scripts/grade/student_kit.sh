@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/grade/student_kit.sh [--keep-solutions] [DEST] -- the student starter kit
-# (`make student-kit`, README "Student kit").
+# (`make student-kit`; docs/grading.md, "The student kit").
 #
 # Copies every git-tracked file of this tree (`git ls-files`, as it is in the
 # working tree) to DEST (default: dist/ at the top of the tree) -- except
@@ -12,7 +12,8 @@
 # C/CUDA sources (*.c *.h *.cu *.cuh), replaces each marked solution region
 # by its TODO comment and its blank; in the handouts (*.md) each worked
 # answer, a <details> ... </details> block, becomes one line saying it is in
-# the instructor's copy.  The marker syntax and its parser are in
+# the instructor's copy.  The kit's README.md is docs/student-README.md, the
+# README written for students, not the project's.  The marker syntax and its parser are in
 # scripts/grade/solution_regions.awk (one parser for the kit and for `make diff`).
 # --keep-solutions writes the solution instead (the marker lines and hints
 # dropped, the code kept; the tuned build and the answers still left out):
@@ -100,6 +101,10 @@ while IFS= read -r -d '' f; do
   cp -P --preserve=mode "$f" "$dest/$f" || { echo "student_kit.sh: cannot copy $f to $dest" >&2; exit 3; }
   n_files=$((n_files + 1))
 done < <(git ls-files -z)
+# the students' README in place of the project's (which speaks of what the kit leaves out)
+if [ -f docs/student-README.md ]; then
+  cp docs/student-README.md "$dest/README.md" || { echo "student_kit.sh: cannot write $dest/README.md" >&2; exit 3; }
+fi
 
 # The kit's own documents about what it lacks: the lesson map without the
 # files left out, a link to one of them plain text, and the counts the

@@ -19,7 +19,14 @@
 #    marked files and their region counts, one "path (N)" line each, inside
 #    a fenced block;
 #  - "`make diff STEP=NN` prints N lines" (the handouts) is what
-#    scripts/setup/diff_step.sh NN prints (tests/suite_docs.c checks it too).
+#    scripts/setup/diff_step.sh NN prints (tests/suite_docs.c checks it too);
+#  - and the facts of scripts/tables/doc_facts.py: every test a document
+#    names is in tests/manifest.tsv, every program message it quotes is one
+#    the sources print, every figure after a <!--figure:PATH:REGEX--> marker
+#    is PATH's and its paragraph names PATH, every quoted grade line with
+#    counts is in a file its paragraph names, and the example grades of
+#    handouts/results/examples/ (make examples) have the manifest's points
+#    and tests.
 # --check: print every quote that differs and exit 1; without it the files
 # are rewritten in place (temporary file + rename).  In the student kit
 # (.student_kit) --check leaves out the counts of the step sources (make
@@ -115,4 +122,6 @@ for f in README.md docs/*.md handouts/*.md; do
   elif cmp -s "$f" "$f.doc_counts.tmp"; then rm -f "$f.doc_counts.tmp"
   else mv "$f.doc_counts.tmp" "$f" && echo "doc_counts: $f updated"; fi
 done
+if [ $check = 1 ]; then python3 -I scripts/tables/doc_facts.py --check || status=1
+else python3 -I scripts/tables/doc_facts.py || echo "doc_counts: facts that do not hold (above): fix the text" >&2; fi
 exit $status
