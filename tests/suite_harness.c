@@ -155,6 +155,10 @@ int nb_harness_selftest(const char *mode)
         { "prints_a_grade", prints_a_grade, 1 }, { "leaves_a_mess", leaves_a_mess, 1 }, NB_TEST_END
     };
     setenv("NB_GRADE_NO_RESULTS", "1", 1);
+    /* every test's line and output (the checks below read them), but where
+     * the quiet transcript is the one checked (NB_SELFTEST_QUIET) */
+    if (getenv("NB_SELFTEST_QUIET")) unsetenv("NB_VERBOSE");
+    else setenv("NB_VERBOSE", "1", 1);
     char *argv[] = { "selftest", NULL };
     if (!strcmp(mode, "--selftest-skip")) {
         nb_grade_suite("fake_gpu", gpu_tests, nb_grade_gpu_skip(&fake_gpu_step));
@@ -297,6 +301,42 @@ static void t_gate_and_optional(void)
     EXPECT_LACKS(out, "a test of an inactive suite ran");
     const char *first = strstr(out, "GATE fake forces");
     EXPECT_LACKS(first ? first + 1 : out, "GATE fake forces");      /* once */
+}
+
+/* Quiet (no NB_VERBOSE, the default): a failure is said once, on its
+ * FAIL line (a test's own output is kept for the reports, not printed), a
+ * passed test and a passed gate not at all, a skip reason once for all its
+ * tests; the score lines as ever. */
+static void t_quiet_by_default(void)
+{
+    char *crash[] = { (char *)nb_harness_self, "--selftest-crash", NULL };
+    char *skip[] = { (char *)nb_harness_self, "--selftest-skip", NULL };
+    char *gate[] = { (char *)nb_harness_self, "--selftest-gate", NULL };
+    setenv("NB_SELFTEST_QUIET", "1", 1);
+    setenv("NB_TEST_TIMEOUT", "2", 1);
+    int rc = nb_t_run_kit(crash, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_TEST_TIMEOUT");
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "  FAIL   0/1   fake_crash/talks: 1.5 <= 1.0");
+    EXPECT_HAS(out, "  FAIL   0/3   fake_crash/segv: crashed: SIGSEGV in fake_crash/segv\n");
+    EXPECT_HAS(out, "selftest: 2 passed, 5 failed, 0 skipped\n");
+    EXPECT_LACKS(out, "fake measurement");            /* the test's output: in the reports only */
+    EXPECT_LACKS(out, "PASS ");
+    EXPECT_LACKS(out, "sandbox: boxed");
+    int lines = nb_t_count_lines(out);
+    if (lines != 8) printf("       %d lines (want 8: the header, 5 FAIL, 2 score lines):\n%s\n", lines, out);
+    CU_ASSERT_EQUAL(lines, 8);
+    rc = nb_t_run_kit(skip, out, sizeof out, err, sizeof err, 60);
+    EXPECT_RC(rc, 0);
+    EXPECT_HAS(out, "  SKIP   2 tests (10 points) of fake_gpu: no usable CUDA device: CUDA driver version is "
+                    "insufficient for CUDA runtime version (fake)\n");
+    const char *first = strstr(out, "insufficient");
+    EXPECT_LACKS(first ? first + 1 : out, "SKIP");                /* the reason once */
+    rc = nb_t_run_kit(gate, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_SELFTEST_QUIET");
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "  GATE fake forces: FAIL: 1 <= 0.01");
+    EXPECT_LACKS(out, "GATE fake good forces");
 }
 
 /* write text to dir/name */
@@ -960,6 +1000,7 @@ static const nb_test harness_tests[] = {
     { "failing_test_fails_the_run", t_failure_fails, 2 },
     { "crash_exit_hang_fail_only_their_test", t_crash_exit_hang, 2 },
     { "gate_fails_its_suites_optional_apart", t_gate_and_optional, 2 },
+    { "quiet_by_default", t_quiet_by_default, 2 },
     { "grade_table_rejects_missing_foreign_and_partial_results", t_grade_table, 2 },
     { "grade_reports_survive_hostile_text", t_grade_reports_hostile_text, 2 },
     { "sandbox_contains_a_hostile_program", t_sandbox, 2 },
