@@ -109,7 +109,7 @@ $(FORCE_SRCS:.c=.o): %.o: %.c $(NB_COMMON_HDRS) Makefile $(NB_MODE_FILE) $(NB_LI
 
 check: $(PROGRAM)
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(TOP_DIR)/tests run_$(STEP)
-	cd $(TOP_DIR)/tests && NB_VERBOSE='$(V)' ./run_$(STEP)
+	$(Q)cd $(TOP_DIR)/tests && NB_VERBOSE='$(V)' ./run_$(STEP)
 
 clean:
 	rm -f $(PROGRAM) main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)
