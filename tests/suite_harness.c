@@ -93,6 +93,19 @@ static void hangs(void)
     }
 }
 
+/* a program's output quoted with a precision, and a message longer than
+ * CUnit keeps: both cut at a word */
+static void quotes_cut(void)
+{
+    NB_ASSERT(0, "exit 4: %.18s", "no check line was printed at all");
+}
+static void says_too_much(void)
+{
+    char many[2000] = "";
+    for (int k = 0; k < 400; k++) strcat(many, "abc ");
+    NB_ASSERT(0, "%s", many);
+}
+
 static void gate_fails(void) { printf("       fake gate: p99 1 (bound 0.01)\n"); CU_ASSERT(1 <= 0.01); }
 static void gate_passes(void) { CU_ASSERT(0.001 <= 0.01); }
 
@@ -186,6 +199,9 @@ int nb_harness_selftest(const char *mode)
         nb_grade_suite("fake_init", cpu_tests, NULL);            /* its setup fails */
         CU_pSuite fi = CU_get_suite("fake_init");
         if (fi) fi->pInitializeFunc = init_fails;
+    } else if (!strcmp(mode, "--selftest-cut")) {
+        static const nb_test cut_tests[] = { { "quote", quotes_cut, 1 }, { "long", says_too_much, 1 }, NB_TEST_END };
+        nb_grade_suite("fake_cut", cut_tests, NULL);
     } else if (!strcmp(mode, "--selftest-hostile")) {
         nb_grade_suite("fake_hostile", hostile_tests, NULL);
     } else {
@@ -333,10 +349,19 @@ static void t_quiet_by_default(void)
     const char *first = strstr(out, "insufficient");
     EXPECT_LACKS(first ? first + 1 : out, "SKIP");                /* the reason once */
     rc = nb_t_run_kit(gate, out, sizeof out, err, sizeof err, 60);
-    unsetenv("NB_SELFTEST_QUIET");
     EXPECT_RC(rc, 1);
     EXPECT_HAS(out, "  GATE fake forces: FAIL: 1 <= 0.01");
     EXPECT_LACKS(out, "GATE fake good forces");
+    /* a message is never cut inside a word: "..." after the last whole
+     * one, then where it failed */
+    char *cut[] = { (char *)nb_harness_self, "--selftest-cut", NULL };
+    rc = nb_t_run_kit(cut, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_SELFTEST_QUIET");
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "fake_cut/quote: exit 4: no check line was... (suite_harness.c:");
+    EXPECT_HAS(out, " abc... (suite_harness.c:");
+    EXPECT_LACKS(out, " a... (");
+    EXPECT_LACKS(out, " ab... (");
 }
 
 /* write text to dir/name */
