@@ -844,7 +844,10 @@ int nb_grade_main(const char *runner, int argc, char **argv)
     }
     /* skipped tests earn nothing: the score is out of every point, and says
      * how many of them were not graded and why */
-    if (possible && not_graded)
+    if (possible && not_graded && !verbose)            /* the reason: said once, on its SKIP line */
+        printf("%s: score %d/%d points; NOT GRADED: %d points in %d skipped tests (why: the SKIP line%s above)\n",
+               runner, earned, possible, skipped_points, skipped, nskips > 1 ? "s" : "");
+    else if (possible && not_graded)
         printf("%s: score %d/%d points; NOT GRADED: %d points in %d skipped tests (%s)\n", runner, earned,
                possible, skipped_points, skipped, not_graded);
     else if (possible)
