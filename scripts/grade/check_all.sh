@@ -88,7 +88,7 @@ command -v sha256sum >/dev/null 2>&1 || { echo "check-all: no sha256sum (coreuti
 integ=$res/.integrity
 mkdir -p "$integ" && : > "$integ/tampered" && : > "$integ/checks" || { echo "check-all: cannot write $integ" >&2; exit 2; }
 # what the build makes in the kit's folders (programs are hashed after it)
-kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|\.check-all\.lock)$|^common/(\.build-mode|view/nb_serve_page\.c)$'
+kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|tsan_control|\.check-all\.lock)$|^common/(\.build-mode|view/nb_serve_page\.c)$'
 kit_paths() {   # TYPE (f: files, l: symbolic links): the kit's, NUL-separated, relative, sorted
   (cd "$top" && { find tests common scripts .ci -type "$1" -print0 2>/dev/null
                   find . -maxdepth 3 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) \
@@ -110,7 +110,7 @@ program_hashes() {   # the programs the build made
   local t
   for t in f l; do
     (cd "$top" && find tests -maxdepth 1 \( -name 'run_*' -o -name 'work_*' -o -name serve_prog -o -name accel_error \
-                                            -o -name tune_step04 \) -type "$t" -print0) | LC_ALL=C sort -z | hash_paths "$t"
+                                            -o -name tune_step04 -o -name tsan_control \) -type "$t" -print0) | LC_ALL=C sort -z | hash_paths "$t"
   done | LC_ALL=C sort
 }
 # BASE WHAT WHEN < NOW: "WHEN<TAB>WHAT<TAB>changed|removed|added<TAB>path" for each difference
