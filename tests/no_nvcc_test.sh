@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/no_nvcc_test.sh -- the kit on a laptop without the CUDA toolkit (run
-# by .ci/run; a minute or two).  A copy of this tree's files is built with
+# by .ci/run; a few minutes, more with CHECK_ALL=1).  A copy of this tree's
+# files (a git checkout of its own) is built with
 # nvcc hidden (CUDA_HOME=/nonexistent, every folder of PATH that holds an
 # nvcc left out of PATH) and must:
 #   - `make`: exit 0, build step01_cpu and its exercise, and say one line
@@ -30,6 +31,9 @@ kit=$tmp/kit
 mkdir -p "$kit"
 (cd "$top" && git ls-files -z | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$kit" ||
   { echo "no_nvcc_test: cannot copy the tree"; exit 1; }
+# a git checkout of its own, as a clone is (the kit's checks read the tracked files)
+(cd "$kit" && git init -q && git add -A && git -c user.name=no-nvcc -c user.email=no-nvcc@localhost \
+   commit -qm "the tree, copied" --no-verify) || { echo "no_nvcc_test: cannot make the copy a git checkout"; exit 1; }
 # PATH without nvcc
 path=""
 IFS=: read -r -a dirs <<< "$PATH"
