@@ -2,6 +2,7 @@
 #   make             build every step that exists (one line per program; V=1: every command)
 #   make run         build and run every step this machine can run (the main job)
 #   make check-all   build and run every CUnit runner; points table and total
+#                    (quiet: a line a runner, the failures; V=1: every test)
 #   make setup       install every Debian package the documented targets need
 #   make bench | tables | plots | drift | profile | report | sanitize | movie | student-kit
 #   make fuzz [FUZZ_SECONDS=60] | fuzz-regress   libFuzzer targets (tests/fuzz/Makefile)
@@ -11,8 +12,9 @@
 # Variables: ARCH=sm_86 (one GPU target), CUNIT_PREFIX=DIR/usr (CUnit without root),
 #   NCCL_HOME=DIR (step06's NCCL, found on its own otherwise: common/nccl.mk), MPI=0|1,
 #   V=1 (show every build command)
-# Without NCCL, step06_multigpu is left out and `make`, `make run` and
-# `make check-all` say so (NB_SKIPPED, tests/runners.mk); nothing fails.
+# Without nvcc the steps with CUDA code are left out (step01_cpu and its
+# exercise are built), without NCCL step06_multigpu; `make`, `make run` and
+# `make check-all` say so, one line each, and exit 0 (tests/runners.mk).
 NB_TOP := .
 include tests/runners.mk
 CC ?= gcc
@@ -26,13 +28,14 @@ TUNED   := $(call nb_tuned_of,$(STEPS))
 # their optional exercises in folders of their own (step01_cpu/precision)
 EXERCISES := $(call nb_exercises_of,$(STEPS))
 export CUNIT_PREFIX
-export NB_SKIPPED
+export NB_SKIPPED_RUNNERS
+$(foreach r,$(NB_SKIPPED_RUNNERS),$(eval export NB_SKIPPED_WHY_$(r)))
 # sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
 Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
 .PHONY: all run help setup check-all grade-class doc-counts layout examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED) $(EXERCISES)
 all: deps $(STEPS) $(TUNED) $(EXERCISES)
-	@$(if $(NB_SKIPPED),echo 'make: skipped $(NB_SKIPPED)')
+	@$(foreach s,$(NB_SKIPPED_STEPS),echo 'make: $(s)$(foreach t,$(call nb_tuned_of,$(s)), and $(t)) left out: $(call nb_skip_why,$(s))';)
 	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
 	@$(if $(GL_FOUND),$(if $(GLFW_FOUND),,echo 'make: the --view window is left out ($(GLFW_WHY)); GL frames are built'))
 	@$(if $(SERVE_FOUND),,echo 'make: --serve (the view in a browser) is left out: $(SERVE_WHY)')
@@ -78,7 +81,7 @@ help:
 # check-all builds each runner with its step on its own (a step that does not
 # build fails its own tests only), runs them, and grades (scripts/grade/check_all.sh).
 check-all: deps-test
-	@MAKE='$(MAKE)' bash scripts/grade/check_all.sh $(filter-out common,$(RUNNERS))
+	@MAKE='$(MAKE)' V='$(V)' bash scripts/grade/check_all.sh $(filter-out common,$(RUNNERS))
 
 # a class at once: every student repository under SUBMISSIONS graded in a
 # copy of the kit, its changes to the grader flagged, a gradebook

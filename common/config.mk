@@ -103,9 +103,9 @@ NB_MODE_SET  := $(shell [ "$$(cat '$(NB_MODE_FILE)' 2>/dev/null)" = '$(NB_MODE)'
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS   := $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
 
-# CUDA
-CUDA_HOME ?= $(or $(shell dirname $$(dirname $$(command -v nvcc 2>/dev/null)) 2>/dev/null),/usr/local/cuda)
-NVCC      ?= $(CUDA_HOME)/bin/nvcc
+# CUDA: CUDA_HOME, NVCC, and NVCC_FOUND (empty without nvcc: the GPU steps
+# are left out, common/ builds its host library alone)
+include $(COMMON_DIR)cuda.mk
 # Default targets: Turing (sm_75), Ampere (sm_80, sm_86), Ada (sm_89), native
 # Hopper code (sm_90) and compute_90 PTX so newer chips JIT-compile it.
 # Override with e.g.  make ARCH=sm_86   (builds only that target).

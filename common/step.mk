@@ -13,7 +13,8 @@
 # step04_shared/tuned/: STEP is its runner (step04_tuned), USES the lesson,
 # and it includes ../../common/step.mk.
 #
-# Targets: all (nbody), check (build and run this step's CUnit runner),
+# Targets: all (nbody), check (build and run this step's CUnit runner: its
+# failures, each once, and its score; V=1: every test and its output),
 # libstep.a (everything but main.o, linked into the step's worker,
 # tests/work_<runner>: the grader itself links no step code), asan/libstep.a
 # (the same with the host C code under ASan and UBSan, for the sanitized
@@ -108,7 +109,7 @@ $(FORCE_SRCS:.c=.o): %.o: %.c $(NB_COMMON_HDRS) Makefile $(NB_MODE_FILE) $(NB_LI
 
 check: $(PROGRAM)
 	@$(MAKE) $(Q_MAKE) --no-print-directory -C $(TOP_DIR)/tests run_$(STEP)
-	cd $(TOP_DIR)/tests && ./run_$(STEP)
+	$(Q)cd $(TOP_DIR)/tests && NB_VERBOSE='$(V)' ./run_$(STEP)
 
 clean:
 	rm -f $(PROGRAM) main.o libstep.a $(IMPL_OBJS) $(EXTRA_PROGRAMS) $(EXTRA_PROGRAMS:nbody_%=main_%.o)

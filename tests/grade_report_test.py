@@ -18,7 +18,9 @@ Then:
   - the rejected runner's rewritten TSV has its 9 columns on every line;
 and scripts/grade/grade_report.py class-row / class-csv (grade_class.sh's
 grades.csv) with such a student name and flags: the csv module reads the
-same fields back.  Exit 0 if every check passed, else 1.
+same fields back.  Then a quiet grade as on a machine without a GPU, a step
+left out and three failures (quiet_grade): at most 60 lines, each failure
+and skip reason once, the handout's section, nothing cut inside a word.  Exit 0 if every check passed, else 1.
 """
 import csv
 import json
@@ -276,7 +278,112 @@ def main():
           repr(back[:1]))
     check('grades.csv: the student\'s fields read back (csv module)',
           back[1:] == [[name_text, '2/17', '0/3', '3/21', '4', flags_text]], repr(back[1:])[:600])
+    quiet_grade()
     return finish(tmp)
+
+
+GPU_WHY = ('no usable CUDA device: CUDA driver version is insufficient for CUDA runtime version '
+           '(cudaGetDeviceCount: this machine has no NVIDIA driver loaded)')
+NVCC_WHY = ('left out: no CUDA compiler (nvcc) found (looked for /nonexistent/bin/nvcc); '
+            'install the CUDA toolkit or set CUDA_HOME')
+LONG = ' '.join('word%03d' % k for k in range(200))         # 1600 characters, a word every 8
+
+
+def quiet_grade():
+    """The console of a whole check-all's grade, as on a machine without a GPU
+    where a step is left out and some tests fail: a line a runner, each
+    failure once with where it failed and the handout's section, each skip
+    reason once a runner, the total; no text cut inside a word; at most 60
+    lines with check_all.sh's two lines a runner (building, ran)."""
+    tmp = tempfile.mkdtemp(prefix='nbgrade_quiet_')
+    d = os.path.join(tmp, 'tests', 'results')
+    os.makedirs(d)
+    os.symlink(os.path.join(TOP, 'handouts'), os.path.join(tmp, 'handouts'))
+    manifest, expected = [], []
+    gpu = ['step02_naive', 'step03_float4', 'step04_shared', 'step04_tuned', 'step05_barneshut',
+           'step05_tuned']
+    fails = {('step01_cpu', 'conformance', 't3'): 'energy drift 0.5 > 1e-3 (suite_conformance.c:120)',
+             ('step01_cpu', 'precision', 't1'): LONG + ' (suite_precision.c:320; 2 more failed checks)',
+             ('step03_float4', 'cli', 't0'): 'exit 4, no check line (suite_conformance.c:700)'}
+
+    def runner(r, tests, status_of, kind_of=lambda suite: 'student'):
+        rows = [b'#nb-grade\t%s\tnonce=%s\tsandbox=boxed\n' % (r.encode(), NONCE.encode())]
+        for suite, test in tests:
+            st, detail = status_of(suite, test)
+            kind = kind_of(suite)
+            rows.append(tsv_row(r, suite.encode(), test.encode(), st, 2 if st == 'PASS' else 0, 2,
+                                runner_esc(detail), runner_esc('the test said a lot\n' * 3), kind))
+            manifest.append(('%s\t%s\t%s\t2\t%s\n' % (r, suite, test, kind)).encode())
+        with open(os.path.join(d, r + '.tsv'), 'wb') as f:
+            f.write(b''.join(rows))
+        expected.append(r)
+
+    def status(r):
+        def of(suite, test):
+            if (r, suite, test) in fails:
+                return 'FAIL', fails[(r, suite, test)]
+            if r in gpu and suite != 'cli':
+                return 'SKIP', 'SKIPPED (%s)' % GPU_WHY
+            return 'PASS', ''
+        return of
+    runner('common', [('harness', 't%d' % k) for k in range(80)], status('common'), lambda suite: 'kit')
+    runner('step01_cpu', [(s_, 't%d' % k) for s_ in ('conformance', 'asan', 'precision') for k in range(12)],
+           status('step01_cpu'), lambda suite: 'optional' if suite == 'precision' else 'student')
+    for r in gpu:
+        runner(r, [(s_, 't%d' % k) for s_ in ('cli', 'conformance', 'gpu') for k in range(20)], status(r),
+               lambda suite: 'kit' if suite == 'cli' else 'student')
+    # a step the build left out: its tests in the manifest, no results, a .skip
+    for k in range(25):
+        manifest.append(b'step06_multigpu\tmultigpu\tt%d\t2\tstudent\n' % k)
+    with open(os.path.join(d, 'step06_multigpu.skip'), 'w') as f:
+        f.write(NVCC_WHY + '\n')
+    expected.append('step06_multigpu')
+    with open(os.path.join(d, '.expected'), 'w') as f:
+        f.write('\n'.join(expected) + '\n')
+    mpath = os.path.join(tmp, 'tests', 'manifest.tsv')
+    with open(mpath, 'wb') as f:
+        f.write(b''.join(manifest))
+    p = subprocess.run(['bash', os.path.join(TOP, 'scripts', 'grade', 'grade_table.sh'), d, mpath],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, NB_GRADE_NONCE=NONCE))
+    console = p.stdout.decode('utf-8', 'replace')
+    lines = console.rstrip('\n').split('\n')
+    n = len(lines) + 2 * len(expected)
+    check('quiet: the grade and check-all\'s two lines a runner: %d lines, at most 60' % n, n <= 60, console)
+    check('quiet: a row a runner, the left-out one too',
+          all(sum(x.startswith(r + ' ') for x in lines) == 1 for r in expected), console)
+    for key, detail in fails.items():
+        name = '/'.join(key)
+        got = [x for x in lines if name + ':' in x]
+        check('quiet: the failure %s said once, with its file:line' % name,
+              len(got) == 1 and re.search(r'\(suite_[a-z]+\.c:\d+', got[0]) is not None, repr(got))
+    sec = [x for x in lines if 'step01_cpu/conformance/t3:' in x]
+    check('quiet: a step\'s failure names its handout\'s section',
+          sec and sec[0].endswith('-- read handouts/01_cpu.md \u00a72 What you write'), repr(sec))
+    sec = [x for x in lines if 'step01_cpu/precision/t1:' in x]
+    check('quiet: a long message cut at a word, "..." then where it failed, the precision handout\'s grade',
+          sec and re.search(r' word\d{3}\.\.\. \(suite_precision\.c:320; 2 more failed checks\) -- read '
+                            r'handouts/08_precision\.md \u00a7\d+ The grade$', sec[0]) is not None, repr(sec))
+    check('quiet: the no-GPU reason once a runner that skipped for it (%d runners)' % (len(gpu)),
+          console.count(GPU_WHY) == len(gpu), console)
+    check('quiet: the left-out runner\'s reason once, its row SKIPPED, never passed',
+          console.count('no CUDA compiler (nvcc) found') == 1 and
+          any(re.match(r'step06_multigpu +0 +0 +25 .*NOT GRADED: 50 points \(left out: no CUDA compiler', x)
+              for x in lines), console)
+    check('quiet: no test\'s output on the console', 'the test said a lot' not in console, console)
+    check('quiet: the closing line last', lines[-1] == 'check-all: 233 passed, 3 failed, 265 skipped', lines[-1])
+    try:
+        with open(os.path.join(d, 'summary.json'), encoding='utf-8') as f:
+            rep = {r['runner']: r for r in json.load(f)['runners']}
+        s6 = rep.get('step06_multigpu', {})
+        check('quiet: summary.json: the left-out runner not graded, with its reason',
+              s6.get('graded') is False and s6.get('not_graded_reason') == NVCC_WHY and s6.get('skipped') == 25
+              and s6.get('passed') == 0, repr(s6)[:300])
+    except (OSError, ValueError, KeyError) as e:
+        check('quiet: summary.json parses', False, str(e))
+    if not failed:
+        subprocess.run(['rm', '-rf', tmp])
+    else:
+        print('grade_report_test: kept ' + tmp)
 
 
 def finish(tmp=None):

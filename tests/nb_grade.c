@@ -23,9 +23,14 @@
  * (0711), owned by the box's uid, 0700 (nb_sandbox_mkdtemp); it is removed
  * in this process without following a link (nb_sandbox_remove).
  *
- * Inactive suites (skip reason given) are never run: their tests are printed
- * as SKIPPED with the reason and count neither as passed nor as failed, and
- * the runner is "not graded". */
+ * Inactive suites (skip reason given) are never run: their tests are SKIPPED
+ * with the reason and count neither as passed nor as failed, and the runner
+ * is "not graded".
+ *
+ * Quiet by default: a failed test is one line (its message, file:line), a
+ * failed gate two, each skip reason one line for all its tests, then the
+ * score lines; a test's own output is kept for the reports, not printed.
+ * NB_VERBOSE=1 (make V=1): every test's line and its output, as it runs. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +95,7 @@ typedef struct g_wire {
     int suite_init_failed;         /* CUF_SuiteInitFailed record */
     int nfail;                     /* CUF_AssertFailed records */
     unsigned line;
-    char cond[240];
+    char cond[320];
     char file[120];
 } g_wire;
 
@@ -101,6 +106,7 @@ static int nsuites;
 static g_result results[MAX_TESTS];
 static int nresults;
 static int registry_ready;
+static int verbose;                       /* NB_VERBOSE=1: every test and its output */
 
 /* The gates' results: each gate function runs once a runner. */
 #define MAX_GATES 8
@@ -110,6 +116,25 @@ static int ngates;
 static const char *kind_of(int kit, int optional)
 {
     return kit ? "kit" : optional ? "optional" : "student";
+}
+
+/* src into dst (size bytes): whole if it fits, else cut at the last space
+ * that leaves room for "..." (at a byte if there is none in its second
+ * half), never in the middle of a word or of a UTF-8 sequence. */
+static void clip_words(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (size == 0) return;
+    if (n < size) { memcpy(dst, src, n + 1); return; }
+    if (size < 8) { dst[0] = '\0'; return; }
+    size_t cut = size - 4;                      /* room for "..." and the NUL */
+    size_t k = cut;
+    while (k > size / 2 && src[k] != ' ') k--;
+    if (src[k] == ' ') cut = k;
+    else while (cut > 0 && ((unsigned char)src[cut] & 0xc0) == 0x80) cut--;   /* a UTF-8 continuation */
+    while (cut > 0 && strchr(" ,;:(", src[cut - 1])) cut--;
+    memcpy(dst, src, cut);
+    memcpy(dst + cut, "...", 4);
 }
 
 static int ensure_registry(void)
@@ -335,8 +360,8 @@ static void child_run_test(g_suite *g, CU_pTest test, int wfd)
         if (f->type == CUF_SuiteInitFailed) w.suite_init_failed = 1;
         if (f->type != CUF_AssertFailed) continue;
         if (w.nfail++ == 0) {
-            snprintf(w.cond, sizeof w.cond, "%s", f->strCondition ? f->strCondition : "?");
-            snprintf(w.file, sizeof w.file, "%s", f->strFileName ? f->strFileName : "?");
+            clip_words(w.cond, sizeof w.cond, f->strCondition ? f->strCondition : "?");
+            clip_words(w.file, sizeof w.file, f->strFileName ? f->strFileName : "?");
             w.line = f->uiLineNumber;
         }
     }
@@ -416,8 +441,9 @@ static int run_gate(g_suite *g, int timeout_s)
     run_test_isolated(g, &t, &r, timeout_s);
     gates[k].passed = !strcmp(r.status, "PASS");
     snprintf(gates[k].detail, sizeof gates[k].detail, "%s", r.detail);
-    printf("  GATE %s: %s%s%s\n", g->gate_what, gates[k].passed ? "PASS" : "FAIL", gates[k].passed ? "" : ": ",
-           gates[k].passed ? "" : r.detail);
+    if (verbose || !gates[k].passed)
+        printf("  GATE %s: %s%s%s\n", g->gate_what, gates[k].passed ? "PASS" : "FAIL", gates[k].passed ? "" : ": ",
+               gates[k].passed ? "" : r.detail);
     if (!gates[k].passed)
         printf("       every test that needs these forces is not run and earns nothing until it passes\n");
     fflush(stdout);
@@ -496,8 +522,10 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
         if (ready > 0 && pf[0].revents) {
             ssize_t n = read_some(out[0], buf, sizeof buf);
             if (n > 0) {
-                print_test_output(buf, (size_t)n, &spaces);
-                fflush(stdout);
+                if (verbose) {
+                    print_test_output(buf, (size_t)n, &spaces);
+                    fflush(stdout);
+                }
                 keep_output(r, &kept, buf, (size_t)n);
             } else if (n == 0) {
                 out_open = 0;
@@ -523,7 +551,7 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
     nb_sandbox_kill_descendants();               /* orphans that left the group (an unboxed setsid()) */
     remove_tree(scratch);
     for (ssize_t n; (n = read_some(out[0], buf, sizeof buf)) > 0;) {
-        print_test_output(buf, (size_t)n, &spaces);
+        if (verbose) print_test_output(buf, (size_t)n, &spaces);
         keep_output(r, &kept, buf, (size_t)n);
     }
     for (ssize_t n; got < sizeof w && (n = read_some(rec[0], (char *)&w + got, sizeof w - got)) > 0;)
@@ -538,8 +566,16 @@ static void run_test_isolated(g_suite *g, const nb_test *t, g_result *r, int tim
         if (w.suite_init_failed) {
             snprintf(r->detail, sizeof r->detail, "suite initialization failed");
         } else if (w.nfail) {
-            snprintf(r->detail, sizeof r->detail, "%s (%s:%u)%s", w.cond, w.file, w.line,
-                     w.nfail > 1 ? " and more" : "");
+            /* the message, cut at a word if it must be, then where it failed
+             * (always whole) and how many more of the test's checks failed */
+            char where[200];
+            if (w.nfail > 1)
+                snprintf(where, sizeof where, " (%s:%u; %d more failed checks)", w.file, w.line, w.nfail - 1);
+            else
+                snprintf(where, sizeof where, " (%s:%u)", w.file, w.line);
+            size_t room = sizeof r->detail - strlen(where);
+            clip_words(r->detail, room, w.cond);
+            memcpy(r->detail + strlen(r->detail), where, strlen(where) + 1);
         } else {
             r->status = "PASS";
             r->earned = r->points;
@@ -727,9 +763,14 @@ int nb_grade_main(const char *runner, int argc, char **argv)
         fprintf(stderr, "%s: cannot make a scratch directory %s: %s\n", runner, scratch_base, strerror(errno));
         return 1;
     }
+    const char *v = getenv("NB_VERBOSE");
+    verbose = v && *v && strcmp(v, "0");
     printf("== %s ==\n", runner);
-    printf("sandbox: %s\n", nb_sandbox_mode());
+    if (verbose || nb_sandbox_degraded()) printf("sandbox: %s\n", nb_sandbox_mode());
     fflush(stdout);
+    /* quiet: each skip reason once, with how many tests of which suites */
+    struct { const char *why; int tests, points; char suites[200]; } skips[MAX_SUITES];
+    int nskips = 0;
     int require_box = nb_sandbox_degraded() && getenv("NB_GRADE_REQUIRE_SANDBOX") &&
                       strcmp(getenv("NB_GRADE_REQUIRE_SANDBOX"), "0");
     const char *not_graded = NULL;                     /* the first skip reason */
@@ -749,8 +790,27 @@ int nb_grade_main(const char *runner, int argc, char **argv)
             if (g->skipped) {
                 r->status = "SKIP";
                 snprintf(r->detail, sizeof r->detail, "SKIPPED (%s)", g->skip);
-                printf("  SKIP   -/%-3d %s/%s: %s\n", t->points & ~NB_T_FORCES_BIT, g->name, t->name, r->detail);
+                if (verbose)
+                    printf("  SKIP   -/%-3d %s/%s: %s\n", t->points & ~NB_T_FORCES_BIT, g->name, t->name, r->detail);
                 if (!not_graded) not_graded = g->skip;
+                int k = 0;
+                while (k < nskips && strcmp(skips[k].why, g->skip)) k++;
+                if (k == nskips) {
+                    skips[nskips].why = g->skip;
+                    skips[nskips].tests = skips[nskips].points = 0;
+                    skips[nskips].suites[0] = '\0';
+                    nskips++;
+                }
+                skips[k].tests++;
+                skips[k].points += r->points;
+                if (!strstr(skips[k].suites, g->name)) {     /* its suites, as many as fit */
+                    size_t len = strlen(skips[k].suites), add = strlen(g->name) + 2;
+                    if (len + add + 4 < sizeof skips[k].suites)
+                        snprintf(skips[k].suites + len, sizeof skips[k].suites - len, "%s%s", len ? ", " : "",
+                                 g->name);
+                    else if (!strstr(skips[k].suites, ", ..."))
+                        snprintf(skips[k].suites + len, sizeof skips[k].suites - len, ", ...");
+                }
                 continue;
             }
             r->detail[0] = '\0';
@@ -763,6 +823,7 @@ int nb_grade_main(const char *runner, int argc, char **argv)
                 run_test_isolated(g, t, r, timeout_s);
             }
             int fail = strcmp(r->status, "PASS") != 0;
+            if (!verbose && !fail) continue;
             printf("  %-4s %3d/%-3d %s/%s%s", r->status, r->earned, r->points, r->suite, r->test,
                    fail ? ": " : "");
             if (fail) nb_t_put_text(stdout, r->detail, strlen(r->detail));   /* may quote a program */
@@ -770,6 +831,10 @@ int nb_grade_main(const char *runner, int argc, char **argv)
             fflush(stdout);
         }
     }
+    if (!verbose)
+        for (int k = 0; k < nskips; k++)
+            printf("  SKIP   %d test%s (%d points) of %s: %s\n", skips[k].tests, skips[k].tests == 1 ? "" : "s",
+                   skips[k].points, skips[k].suites, skips[k].why);
     int passed = 0, failed = 0, skipped = 0, earned = 0, possible = 0, skipped_points = 0;
     int kit_earned = 0, kit_possible = 0, kit_failed = 0, opt_earned = 0, opt_possible = 0;
     for (int k = 0; k < nresults; k++) {
@@ -790,7 +855,10 @@ int nb_grade_main(const char *runner, int argc, char **argv)
     }
     /* skipped tests earn nothing: the score is out of every point, and says
      * how many of them were not graded and why */
-    if (possible && not_graded)
+    if (possible && not_graded && !verbose)            /* the reason: said once, on its SKIP line */
+        printf("%s: score %d/%d points; NOT GRADED: %d points in %d skipped tests (why: the SKIP line%s above)\n",
+               runner, earned, possible, skipped_points, skipped, nskips > 1 ? "s" : "");
+    else if (possible && not_graded)
         printf("%s: score %d/%d points; NOT GRADED: %d points in %d skipped tests (%s)\n", runner, earned,
                possible, skipped_points, skipped, not_graded);
     else if (possible)

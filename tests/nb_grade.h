@@ -39,7 +39,7 @@
  *   run_<runner> --student only the suites of the score (not the kit's
  *                          checks, not the optional exercises)
  *   run_<runner> --list    print "suite<TAB>test<TAB>points" per test, run nothing
- * Environment: NB_TEST_TIMEOUT=seconds (per test, default 300);
+ * Environment: NB_TEST_TIMEOUT=seconds (per test, default 300); NB_VERBOSE=1 (make V=1): every test and its output;
  *   NB_GRADE_REQUIRE_GPU=1 makes a runner that is not graded exit 1;
  *   NB_GRADE_REQUIRE_SANDBOX=1 makes a runner whose sandbox is degraded
  *   (nb_sandbox.h) exit 1. */

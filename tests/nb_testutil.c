@@ -21,12 +21,111 @@
 #include "nb_testutil.h"
 #include "nb_verify.h"
 
+/* The length of s cut to at most max bytes at a word: at the last space
+ * in its second half, else at a character (never inside a UTF-8 sequence);
+ * s itself if it fits. */
+static size_t word_cut(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max + 1);
+    if (n <= max) return n;
+    size_t k = max;
+    while (k > max / 2 && s[k] != ' ') k--;
+    if (s[k] != ' ') {
+        k = max;
+        while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80) k--;
+    }
+    while (k > 0 && strchr(" ,;:(", s[k - 1])) k--;
+    return k;
+}
+
+/* vsnprintf, but a string cut by a precision (%.120s: a program's output
+ * quoted) is cut at a word and ends in "...", and so is the whole message
+ * where it does not fit: no message ends in the middle of a word.  The
+ * conversions of C11's printf but %n. */
+static void format_words(char *out, size_t size, const char *fmt, va_list ap)
+{
+    char big[4096], spec[32], piece[1200];
+    size_t len = 0;
+    big[0] = '\0';
+    for (const char *p = fmt; *p && len + 1 < sizeof big;) {
+        if (*p != '%') { big[len++] = *p++; big[len] = '\0'; continue; }
+        const char *start = p++;
+        while (*p && strchr("-+ #0'", *p)) p++;
+        int star_w = 0, star_p = 0, have_prec = 0, w = 0, prec = 0;
+        if (*p == '*') { star_w = 1; p++; } else while (*p >= '0' && *p <= '9') p++;
+        if (*p == '.') {
+            have_prec = 1;
+            p++;
+            if (*p == '*') { star_p = 1; p++; } else while (*p >= '0' && *p <= '9') prec = prec * 10 + (*p++ - '0');
+        }
+        char length[3] = "";
+        while (*p && strchr("hlzjtL", *p) && strlen(length) < 2) length[strlen(length)] = *p++;
+        char conv = *p ? *p++ : '\0';
+        size_t sl = (size_t)(p - start);
+        if (sl >= sizeof spec || !conv) break;
+        memcpy(spec, start, sl);
+        spec[sl] = '\0';
+        if (star_w) w = va_arg(ap, int);
+        if (star_p) prec = va_arg(ap, int);
+        piece[0] = '\0';
+        switch (conv) {
+        case '%': snprintf(piece, sizeof piece, "%%"); break;
+        case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': {
+            if (!strcmp(length, "ll")) { long long v = va_arg(ap, long long);
+                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
+                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
+                else snprintf(piece, sizeof piece, spec, v); }
+            else if (!strcmp(length, "l") || !strcmp(length, "z") || !strcmp(length, "j") || !strcmp(length, "t")) {
+                long v = va_arg(ap, long);                 /* size_t, intmax_t, ptrdiff_t: long here */
+                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
+                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
+                else snprintf(piece, sizeof piece, spec, v); }
+            else { int v = va_arg(ap, int);
+                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
+                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
+                else snprintf(piece, sizeof piece, spec, v); }
+            break; }
+        case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+            if (!strcmp(length, "L")) { long double v = va_arg(ap, long double);
+                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
+                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
+                else snprintf(piece, sizeof piece, spec, v); }
+            else { double v = va_arg(ap, double);
+                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
+                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
+                else snprintf(piece, sizeof piece, spec, v); }
+            break;
+        case 'p': snprintf(piece, sizeof piece, "%p", va_arg(ap, void *)); break;
+        case 's': {
+            const char *v = va_arg(ap, const char *);
+            if (!v) v = "(null)";
+            size_t keep = have_prec && prec >= 0 ? word_cut(v, (size_t)prec) : strlen(v);
+            int cut = have_prec && prec >= 0 && keep < strnlen(v, (size_t)prec + 1);
+            snprintf(piece, sizeof piece, "%.*s%s", (int)(keep < sizeof piece - 4 ? keep : sizeof piece - 4), v,
+                     cut ? "..." : "");
+            break; }
+        default:                                     /* %n or unknown: the text as it is, nothing consumed */
+            snprintf(piece, sizeof piece, "%s", spec);
+            break;
+        }
+        size_t pl = strlen(piece);
+        if (pl > sizeof big - 1 - len) pl = sizeof big - 1 - len;
+        memcpy(big + len, piece, pl);
+        len += pl;
+        big[len] = '\0';
+    }
+    size_t keep = word_cut(big, size > 4 ? size - 4 : 0);
+    int cut = keep < len;
+    memcpy(out, big, keep);
+    memcpy(out + keep, cut ? "..." : "", cut ? 4 : 1);
+}
+
 int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    format_words(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (!ok) {                               /* also in the test's output, with the figures */
         fputs("       ", stdout);

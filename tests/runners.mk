@@ -1,21 +1,29 @@
 # tests/runners.mk -- the CUnit runners, one list for the top-level Makefile
 # and tests/Makefile: common, one per step directory (step*/Makefile, found,
 # not listed), and the tuned builds (a tuned/ folder in a step).
-# step06_multigpu needs NCCL (common/nccl.mk): without it, it is left out of
-# the steps and NB_SKIPPED says why (`make`, `make run` and `make check-all`
-# print it; nothing fails).
+# A step is left out where what it needs is missing; `make`, `make run` and
+# `make check-all` say so, one line each (its runners SKIPPED with the
+# reason in check-all); nothing fails:
+#  - every step with CUDA code (a .cu file in its folder) without nvcc
+#    (common/cuda.mk); step05_barneshut's --cpu code with it, since it is the
+#    same program as the GPU pipeline (its main() links both);
+#  - step06_multigpu without NCCL (common/nccl.mk).
+# NB_SKIPPED_STEPS: those steps; $(call nb_skip_why,STEP): why.
 # Paths are relative to the including Makefile's directory (NB_TOP).
+include $(NB_TOP)/common/cuda.mk
 include $(NB_TOP)/common/nccl.mk
 NB_STEPS_FOUND := $(patsubst $(NB_TOP)/%/Makefile,%,$(sort $(wildcard $(NB_TOP)/step0*/Makefile)))
-NB_SKIPPED :=
-ifeq ($(NCCL_FOUND),)
-ifneq ($(filter step06_multigpu,$(NB_STEPS_FOUND)),)
-NB_SKIPPED := step06_multigpu (not built: NCCL not found: $(NCCL_WHY))
-endif
-NB_STEPS   := $(filter-out step06_multigpu,$(NB_STEPS_FOUND))
+NB_GPU_STEPS_FOUND := $(foreach s,$(NB_STEPS_FOUND),$(if $(wildcard $(NB_TOP)/$(s)/*.cu),$(s)))
+ifeq ($(NVCC_FOUND),)
+NB_SKIPPED_STEPS := $(NB_GPU_STEPS_FOUND)
+else ifeq ($(NCCL_FOUND),)
+NB_SKIPPED_STEPS := $(filter step06_multigpu,$(NB_STEPS_FOUND))
 else
-NB_STEPS   := $(NB_STEPS_FOUND)
+NB_SKIPPED_STEPS :=
 endif
+NB_STEPS := $(filter-out $(NB_SKIPPED_STEPS),$(NB_STEPS_FOUND))
+nb_skip_why = $(if $(NVCC_FOUND),NCCL not found: $(NCCL_WHY),$(NVCC_WHY)$(if \
+  $(filter step05_barneshut,$(1)), (its --cpu code is in the same program as the GPU pipeline: it needs nvcc to link)))
 # The tuned builds ("going further") are folders of their own, step*/tuned/
 # (the student kit has none): a folder's runner is its step's number and
 # "_tuned" (step04_shared/tuned: step04_tuned).
@@ -35,3 +43,9 @@ nb_exercises_of = $(foreach s,$(1),$(filter $(s)/precision,$(NB_EXERCISE_DIRS)))
 # $(call nb_runners,STEPS): the runners of those steps, each with its tuned build's
 nb_runners = common $(foreach s,$(1),$(s) $(foreach t,$(call nb_tuned_of,$(s)),$(call nb_tuned_runner,$(t))))
 NB_RUNNERS := $(call nb_runners,$(NB_STEPS))
+# the runners of the steps left out (their tuned builds' too), each with
+# why, for scripts/grade/check_all.sh and scripts/setup/run.sh:
+# NB_SKIPPED_RUNNERS and NB_SKIPPED_WHY_<runner> (exported by the top-level Makefile)
+NB_SKIPPED_RUNNERS := $(foreach s,$(NB_SKIPPED_STEPS),$(filter-out common,$(call nb_runners,$(s))))
+$(foreach s,$(NB_SKIPPED_STEPS),$(foreach r,$(filter-out common,$(call nb_runners,$(s))),\
+  $(eval NB_SKIPPED_WHY_$(r) := $(call nb_skip_why,$(s)))))

@@ -905,7 +905,6 @@ static void t_peer_accel_error(void)
         long long count = -1, bad = -1;
         double med = -1, p99 = -1, max = -1;
         int got = sscanf(out, "%lld %lf %lf %lf %lld", &count, &med, &p99, &max, &bad);
-        printf("\n    accel_error case %zu: exit %d, out '%.60s', stderr '%.120s'", k, rc, out, err);
         if (c[k].rc == 0)
             NB_ASSERT(rc == 0 && got == 5 && count == 2 && bad == 0 && max >= c[k].lo && max <= c[k].hi,
                       "case %zu: exit %d, '%s' (want 2 bodies, max error in [%g, %g])", k, rc, out,

@@ -93,6 +93,19 @@ static void hangs(void)
     }
 }
 
+/* a program's output quoted with a precision, and a message longer than
+ * CUnit keeps: both cut at a word */
+static void quotes_cut(void)
+{
+    NB_ASSERT(0, "exit 4: %.18s", "no check line was printed at all");
+}
+static void says_too_much(void)
+{
+    char many[2000] = "";
+    for (int k = 0; k < 400; k++) strcat(many, "abc ");
+    NB_ASSERT(0, "%s", many);
+}
+
 static void gate_fails(void) { printf("       fake gate: p99 1 (bound 0.01)\n"); CU_ASSERT(1 <= 0.01); }
 static void gate_passes(void) { CU_ASSERT(0.001 <= 0.01); }
 
@@ -155,6 +168,10 @@ int nb_harness_selftest(const char *mode)
         { "prints_a_grade", prints_a_grade, 1 }, { "leaves_a_mess", leaves_a_mess, 1 }, NB_TEST_END
     };
     setenv("NB_GRADE_NO_RESULTS", "1", 1);
+    /* every test's line and output (the checks below read them), but where
+     * the quiet transcript is the one checked (NB_SELFTEST_QUIET) */
+    if (getenv("NB_SELFTEST_QUIET")) unsetenv("NB_VERBOSE");
+    else setenv("NB_VERBOSE", "1", 1);
     char *argv[] = { "selftest", NULL };
     if (!strcmp(mode, "--selftest-skip")) {
         nb_grade_suite("fake_gpu", gpu_tests, nb_grade_gpu_skip(&fake_gpu_step));
@@ -182,6 +199,9 @@ int nb_harness_selftest(const char *mode)
         nb_grade_suite("fake_init", cpu_tests, NULL);            /* its setup fails */
         CU_pSuite fi = CU_get_suite("fake_init");
         if (fi) fi->pInitializeFunc = init_fails;
+    } else if (!strcmp(mode, "--selftest-cut")) {
+        static const nb_test cut_tests[] = { { "quote", quotes_cut, 1 }, { "long", says_too_much, 1 }, NB_TEST_END };
+        nb_grade_suite("fake_cut", cut_tests, NULL);
     } else if (!strcmp(mode, "--selftest-hostile")) {
         nb_grade_suite("fake_hostile", hostile_tests, NULL);
     } else {
@@ -297,6 +317,53 @@ static void t_gate_and_optional(void)
     EXPECT_LACKS(out, "a test of an inactive suite ran");
     const char *first = strstr(out, "GATE fake forces");
     EXPECT_LACKS(first ? first + 1 : out, "GATE fake forces");      /* once */
+}
+
+/* Quiet (no NB_VERBOSE, the default): a failure is said once, on its
+ * FAIL line (a test's own output is kept for the reports, not printed), a
+ * passed test and a passed gate not at all, a skip reason once for all its
+ * tests; the score lines as ever. */
+static void t_quiet_by_default(void)
+{
+    char *crash[] = { (char *)nb_harness_self, "--selftest-crash", NULL };
+    char *skip[] = { (char *)nb_harness_self, "--selftest-skip", NULL };
+    char *gate[] = { (char *)nb_harness_self, "--selftest-gate", NULL };
+    setenv("NB_SELFTEST_QUIET", "1", 1);
+    setenv("NB_TEST_TIMEOUT", "2", 1);
+    int rc = nb_t_run_kit(crash, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_TEST_TIMEOUT");
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "  FAIL   0/1   fake_crash/talks: 1.5 <= 1.0");
+    EXPECT_HAS(out, "  FAIL   0/3   fake_crash/segv: crashed: SIGSEGV in fake_crash/segv\n");
+    EXPECT_HAS(out, "selftest: 2 passed, 5 failed, 0 skipped\n");
+    EXPECT_LACKS(out, "fake measurement");            /* the test's output: in the reports only */
+    EXPECT_LACKS(out, "PASS ");
+    EXPECT_LACKS(out, "sandbox: boxed");
+    int lines = nb_t_count_lines(out);
+    if (lines != 8) printf("       %d lines (want 8: the header, 5 FAIL, 2 score lines):\n%s\n", lines, out);
+    CU_ASSERT_EQUAL(lines, 8);
+    rc = nb_t_run_kit(skip, out, sizeof out, err, sizeof err, 60);
+    EXPECT_RC(rc, 0);
+    EXPECT_HAS(out, "  SKIP   2 tests (10 points) of fake_gpu: no usable CUDA device: CUDA driver version is "
+                    "insufficient for CUDA runtime version (fake)\n");
+    const char *first = strstr(out, "insufficient");
+    EXPECT_LACKS(first ? first + 1 : out, "insufficient");        /* the reason once */
+    EXPECT_HAS(out, "selftest: score 2/12 points; NOT GRADED: 10 points in 2 skipped tests (why: the SKIP line "
+                    "above)\n");
+    rc = nb_t_run_kit(gate, out, sizeof out, err, sizeof err, 60);
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "  GATE fake forces: FAIL: 1 <= 0.01");
+    EXPECT_LACKS(out, "GATE fake good forces");
+    /* a message is never cut inside a word: "..." after the last whole
+     * one, then where it failed */
+    char *cut[] = { (char *)nb_harness_self, "--selftest-cut", NULL };
+    rc = nb_t_run_kit(cut, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_SELFTEST_QUIET");
+    EXPECT_RC(rc, 1);
+    EXPECT_HAS(out, "fake_cut/quote: exit 4: no check line was... (suite_harness.c:");
+    EXPECT_HAS(out, " abc... (suite_harness.c:");
+    EXPECT_LACKS(out, " a... (");
+    EXPECT_LACKS(out, " ab... (");
 }
 
 /* write text to dir/name */
@@ -960,6 +1027,7 @@ static const nb_test harness_tests[] = {
     { "failing_test_fails_the_run", t_failure_fails, 2 },
     { "crash_exit_hang_fail_only_their_test", t_crash_exit_hang, 2 },
     { "gate_fails_its_suites_optional_apart", t_gate_and_optional, 2 },
+    { "quiet_by_default", t_quiet_by_default, 2 },
     { "grade_table_rejects_missing_foreign_and_partial_results", t_grade_table, 2 },
     { "grade_reports_survive_hostile_text", t_grade_reports_hostile_text, 2 },
     { "sandbox_contains_a_hostile_program", t_sandbox, 2 },

@@ -23,10 +23,18 @@
 #     does not end normally (exit 0 or 1: killed by a signal, timed out)
 #     scores 0 whatever it wrote: "runner killed by SIGKILL".  The harness
 #     isolates each test, so this is never a student's test.
+#     Quiet by default: a runner's own transcript goes to
+#     tests/results/<runner>.log and the console gets one line a runner;
+#     V=1 (make check-all V=1, NB_VERBOSE=1 to the runners): every test's
+#     line and output, streamed.
 #  3. scripts/grade/grade_table.sh: results checked (this run's secret, the tests
-#     of tests/manifest.tsv), notices, the points table, summary.json,
-#     gradescope.json, and last the closing line
+#     of tests/manifest.tsv), notices, the failures (each once), the points
+#     table, summary.json, gradescope.json, and last the closing line
 #     "check-all: N passed, N failed, N skipped".
+# The runners of the steps the build left out (NB_SKIPPED_RUNNERS, each with
+# NB_SKIPPED_WHY_<runner>: no nvcc, no NCCL; tests/runners.mk) are not
+# built: every test of theirs in tests/manifest.tsv is SKIPPED with that
+# reason (<runner>.skip), never passed.
 # The kit's integrity: before the build, the kit's files (tests/, common/,
 # scripts/, .ci/, the makefiles; not what the build makes) are hashed
 # (sha256) into tests/results/.integrity/kit.sha256, and the grade's own
@@ -63,14 +71,24 @@ nonce=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')   # given to the runners an
 [ ${#nonce} = 32 ] || { echo "check-all: no secret from /dev/urandom" >&2; exit 2; }
 rm -rf "$res" && mkdir -p "$res"
 runners=(common "$@")
-printf '%s\n' "${runners[@]}" > "$res/.expected"
+skipped=()
+for r in ${NB_SKIPPED_RUNNERS:-}; do
+  case "$r" in *[!a-z0-9_]*) echo "check-all: a left-out runner's name '$r' is not a runner's" >&2; exit 2 ;; esac
+  [[ " ${runners[*]} " == *" $r "* ]] && continue
+  why_var=NB_SKIPPED_WHY_$r
+  printf 'left out: %s\n' "${!why_var:-the build left it out}" > "$res/$r.skip"
+  skipped+=("$r")
+done
+printf '%s\n' "${runners[@]}" "${skipped[@]+"${skipped[@]}"}" > "$res/.expected"
+verbose=0
+[ "${V:-0}" = 1 ] && verbose=1 && export NB_VERBOSE=1
 
 # ---- 0. the kit's hashes, before anything of the student's is built or runs ----
 command -v sha256sum >/dev/null 2>&1 || { echo "check-all: no sha256sum (coreutils)" >&2; exit 2; }
 integ=$res/.integrity
 mkdir -p "$integ" && : > "$integ/tampered" && : > "$integ/checks" || { echo "check-all: cannot write $integ" >&2; exit 2; }
 # what the build makes in the kit's folders (programs are hashed after it)
-kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|\.check-all\.lock)$|^common/(\.build-mode|view/nb_serve_page\.c)$'
+kit_outputs='(^|/)(results|asan)/|\.(o|a)$|^tests/(run_|work_)|^tests/(serve_prog|accel_error|tune_step04|tsan_control|\.check-all\.lock)$|^common/(\.build-mode|view/nb_serve_page\.c)$'
 kit_paths() {   # TYPE (f: files, l: symbolic links): the kit's, NUL-separated, relative, sorted
   (cd "$top" && { find tests common scripts .ci -type "$1" -print0 2>/dev/null
                   find . -maxdepth 3 \( -name Makefile -o -name GNUmakefile -o -name makefile -o -name '*.mk' \) \
@@ -92,7 +110,7 @@ program_hashes() {   # the programs the build made
   local t
   for t in f l; do
     (cd "$top" && find tests -maxdepth 1 \( -name 'run_*' -o -name 'work_*' -o -name serve_prog -o -name accel_error \
-                                            -o -name tune_step04 \) -type "$t" -print0) | LC_ALL=C sort -z | hash_paths "$t"
+                                            -o -name tune_step04 -o -name tsan_control \) -type "$t" -print0) | LC_ALL=C sort -z | hash_paths "$t"
   done | LC_ALL=C sort
 }
 # BASE WHAT WHEN < NOW: "WHEN<TAB>WHAT<TAB>changed|removed|added<TAB>path" for each difference
@@ -175,11 +193,16 @@ run_one() {   # runner -> its exit status in $res/$1.rc
     return
   fi
   mkdir -p "$scratch/$1"
-  (cd "$top/tests" && TMPDIR=$scratch/$1 NB_GRADE_NONCE=$nonce timeout "$tmo" "./run_$1") || rc=$?
+  if [ "$verbose" = 1 ]; then
+    (cd "$top/tests" && TMPDIR=$scratch/$1 NB_GRADE_NONCE=$nonce timeout "$tmo" "./run_$1") || rc=$?
+  else
+    (cd "$top/tests" && TMPDIR=$scratch/$1 NB_GRADE_NONCE=$nonce timeout "$tmo" "./run_$1") > "$res/$1.log" 2>&1 || rc=$?
+  fi
   rm -rf "$scratch/$1"
   echo "$rc" > "$res/$1.rc"
   integrity_check "after $1"
-  echo "check-all: $1 ran for $((SECONDS - t0)) s"
+  if [ "$verbose" = 1 ]; then echo "check-all: $1 ran for $((SECONDS - t0)) s"
+  else echo "check-all: $1 ran for $((SECONDS - t0)) s (its transcript: tests/results/$1.log)"; fi
 }
 if [ "$jobs" -le 1 ]; then
   for r in "${built[@]}"; do run_one "$r"; done
@@ -207,8 +230,6 @@ for r in "${built[@]}"; do
 done
 
 # ---- 3. the grade ----
-# a step the build left out (NB_SKIPPED: step06 without NCCL) is said, not failed
-[ -n "${NB_SKIPPED:-}" ] && echo "check-all: skipped $NB_SKIPPED"
 rm -rf "$scratch"; trap - EXIT
 integrity_check "before the grade"
 # the grade from the copies of its scripts taken at the start, if they are those

@@ -7,9 +7,12 @@ scripts/grade/grade_class.sh; python3 -I, standard library only.
   grade_report.py report DIR MANIFEST RUNNER...
       The grade of `make check-all` from the results in DIR (RUNNER's
       <runner>.tsv, or <runner>.fail: why its results do not count, every
-      test of MANIFEST then FAILED with that reason; <runner>.tsv and
-      <runner>.json are rewritten so).  Prints the notices, the points table
-      and last the closing line "check-all: N passed, N failed, N skipped";
+      test of MANIFEST then FAILED with that reason, or <runner>.skip: why
+      the build left it out, every test SKIPPED; <runner>.tsv and
+      <runner>.json are rewritten so).  Prints the notices, the failures
+      (each once, where it failed and the handout's section to read; at
+      most MAX_FAILURES_SHOWN), the points table and last the closing line
+      "check-all: N passed, N failed, N skipped";
       writes DIR/summary.json and DIR/gradescope.json (json module, each
       read back and compared before it replaces the old one).  DIR/.integrity
       (written by scripts/grade/check_all.sh: the kit's hashes, the checks made,
@@ -229,6 +232,120 @@ def fail_all(d, r, why, manifest, nonce):
     return rows
 
 
+def skip_all(d, r, why, manifest, nonce):
+    """Every test of the manifest SKIPPED with the reason (a runner of a step
+    the build left out: no nvcc, no NCCL); the runner's TSV and JSON report
+    written so."""
+    rows = [dict(runner=r, suite=suite, test=test, status='SKIP', earned=0, possible=points,
+                 detail='SKIPPED (%s)' % why, output='', kind=kind)
+            for (mr, suite, test, points, kind) in manifest if mr == r]
+    tsv = ['#nb-grade\t%s\tnonce=%s\tsandbox=boxed\n' % (escape(r), nonce or 'none')]
+    for x in rows:
+        tsv.append('\t'.join([escape(x['runner']), escape(x['suite']), escape(x['test']), x['status'],
+                              str(x['earned']), str(x['possible']), escape(x['detail']),
+                              escape(x['output']), x['kind']]) + '\n')
+    write_atomic(os.path.join(d, r + '.tsv'), ''.join(tsv))
+    student = [x for x in rows if x['kind'] == 'student']
+    rep = {'runner': r, 'graded': False, 'not_graded_reason': why, 'runner_error': None,
+           'passed': 0, 'failed': 0, 'skipped': len(rows), 'points': 0,
+           'possible': sum(x['possible'] for x in student),
+           'not_graded_points': sum(x['possible'] for x in student),
+           'tests': [{'suite': x['suite'], 'test': x['test'], 'kind': x['kind'], 'status': x['status'],
+                      'points': x['possible'], 'earned': 0, 'detail': x['detail'], 'output': ''}
+                     for x in rows]}
+    write_atomic(os.path.join(d, r + '.json'), layout_lines(rep, 'tests', ' ', '  '), json_checked(rep))
+    return rows
+
+
+# ---------------------------------------------------------------- failures
+
+MAX_FAILURES_SHOWN = 20
+_HEADING = re.compile(r'^## (\d+)\. (.*?)\s*$')
+
+
+def handout_section(top, runner, suite):
+    """'handouts/NN_x.md \u00a7N Title': the section of the runner's handout
+    that says what the student writes (the precision suite: handouts/08's
+    grade; a tuned runner: its handout's tuned section); None without one."""
+    m = re.match(r'step(\d\d)', runner)
+    if not m or not top:
+        return None
+    nn, want = m.group(1), r'What you write|What changes'
+    if suite == 'precision':
+        nn, want = '08', r'The grade'
+    elif runner.endswith('_tuned'):
+        want = r'tuned|Going further'
+    try:
+        names = sorted(n for n in os.listdir(os.path.join(top, 'handouts'))
+                       if n.startswith(nn + '_') and n.endswith('.md'))
+    except OSError:
+        return None
+    if not names:
+        return None
+    text = read_text(os.path.join(top, 'handouts', names[0])) or ''
+    heads = [h for h in (_HEADING.match(line) for line in text.split('\n')) if h]
+    for pat in (want, r'Exercises'):
+        for h in heads:
+            if re.search(pat, h.group(2)):
+                return 'handouts/%s \u00a7%s %s' % (names[0], h.group(1), h.group(2).replace('`', ''))
+    return 'handouts/%s' % names[0]
+
+
+FAILURE_TEXT_MAX = 300
+
+
+def clip_words(s, n):
+    """s cut to at most n characters at a word (at the last space in its
+    second half, else at a character), ending in '...'; s if it fits."""
+    if len(s) <= n:
+        return s
+    k = s.rfind(' ', n // 2, n - 2)
+    k = k if k > 0 else n - 3
+    return s[:k].rstrip(' ,;:(') + '...'
+
+
+_WHERE = re.compile(r' \([^()]*\.[A-Za-z]+:\d+[^()]*\)$')
+
+
+def clip_detail(d, n):
+    """A failure's detail cut at a word, where it failed (' (file.c:12)',
+    at its end) kept whole."""
+    m = _WHERE.search(d)
+    return clip_words(d, n) if not m else clip_words(d[:m.start()], n) + d[m.start():]
+
+
+def failure_lines(top, runners, results, fails):
+    """The failed tests, each once: 'FAIL runner/suite/test: detail (file:line)
+    -- the handout's section'; the tests a failed gate kept from running one
+    line for all; a runner that left no results is a notice of its own."""
+    lines, shown, more = [], 0, {}
+    for r in runners:
+        if r in fails:
+            continue
+        gated = {}
+        for x in results[r]:
+            if x['status'] != 'FAIL':
+                continue
+            if x['detail'].startswith('not run: '):      # behind a failed gate: said once
+                gated.setdefault(x['detail'], []).append(x)
+                continue
+            if shown >= MAX_FAILURES_SHOWN:
+                more[r] = more.get(r, 0) + 1
+                continue
+            sec = None if x['kind'] == 'kit' else handout_section(top, x['runner'], x['suite'])
+            lines.append('  FAIL %s/%s/%s: %s%s' % (con(x['runner']), con(x['suite']), con(x['test']),
+                                                    con(clip_detail(x['detail'], FAILURE_TEXT_MAX)),
+                                                    ' -- read %s' % sec if sec else ''))
+            shown += 1
+        for detail, xs in gated.items():
+            lines.append('  FAIL %s: %d test%s %s' % (con(r), len(xs), '' if len(xs) == 1 else 's',
+                                                     con(clip_words(detail, FAILURE_TEXT_MAX))))
+    for r, n in more.items():
+        lines.append('  ... and %d more failure%s of %s: tests/results/%s.log (make check-all V=1 prints every test)'
+                     % (n, '' if n == 1 else 's', con(r), con(r)))
+    return lines
+
+
 def report_from_rows(r, rows, why):
     """A runner's report made from its checked results (its own JSON report
     is missing or cannot be read)."""
@@ -348,12 +465,16 @@ def report(argv):
     nonce = os.environ.get('NB_GRADE_NONCE', '')
     out = []                                   # the console, printed at the end at once
 
+    top = os.path.dirname(os.path.dirname(os.path.abspath(manifest_path)))
     results, fails, degraded = {}, {}, []
     for r in runners:
         why = first_line(os.path.join(d, r + '.fail'))
+        left_out = first_line(os.path.join(d, r + '.skip'))
         if why is not None:
             fails[r] = why
             results[r] = fail_all(d, r, why, manifest, nonce)
+        elif left_out is not None and not os.path.exists(os.path.join(d, r + '.tsv')):
+            results[r] = skip_all(d, r, left_out, manifest, nonce)
         else:
             header, rows = read_tsv(os.path.join(d, r + '.tsv'))
             results[r] = rows
@@ -382,6 +503,8 @@ def report(argv):
         out.append('check-all: note: %d file%s added to the kit\'s folders during the run (not read by the grade): %s'
                    % (len(added), '' if len(added) == 1 else 's',
                       con(', '.join(tamper_note(c) for c in added[:10]) + (', ...' if len(added) > 10 else ''))))
+
+    out.extend(failure_lines(top, runners, results, fails))
 
     # ---- the table ----
     order, per = [], {}
@@ -499,7 +622,9 @@ def report(argv):
                 x['runner'], x['suite'], x['test'])
             if x['status'] == 'SKIP':
                 why = skip_reason(x['detail'])
-                o = 'not graded: %s (this test needs a GPU; grade on a machine with one)' % why
+                o = 'not graded: %s (%s)' % (why, 'grade where the build has what it lacks here'
+                                             if why.startswith('left out: ') else
+                                             'this test needs a GPU; grade on a machine with one')
                 if not kit and not opt:
                     NGT += 1
                     NGP += x['possible']

@@ -3,8 +3,9 @@
 #
 # Reads RESULTS_DIR (default tests/results): <runner>.tsv and <runner>.json
 # written by each runner, .expected (the runners that must appear, in order)
-# and <runner>.fail (why a runner left no results, written by
-# scripts/grade/check_all.sh).
+# and <runner>.fail (why a runner left no results) and <runner>.skip (why
+# it was left out of the build: its tests SKIPPED), both written by
+# scripts/grade/check_all.sh.
 #
 # A runner's results count only if they are this run's and whole:
 #  - the first line of its TSV names the runner and carries the secret of
@@ -92,6 +93,9 @@ check_results() {
 # Each runner's results count, or its .fail says why not (the report then
 # fails every test of the manifest with that reason).
 for r in "${runners[@]}"; do
+  # a runner of a step the build left out (<runner>.skip, written by
+  # check_all.sh before anything ran): every test SKIPPED with its reason
+  [ -f "$dir/$r.skip" ] && [ ! -f "$dir/$r.tsv" ] && [ ! -f "$dir/$r.fail" ] && continue
   if [ -f "$dir/$r.tsv" ] && [ ! -f "$dir/$r.fail" ]; then
     why=$(check_results "$r")
     [ -n "$why" ] && printf 'results rejected: %s\n' "$why" > "$dir/$r.fail"

@@ -7,8 +7,9 @@
 # (step05_barneshut:--cpu, the CPU tree code, which runs on any machine).
 #
 # A GPU program without a usable GPU (exit 77) and a blanked student-kit
-# step (exit 4) are skipped with the reason, said once; a step the build left
-# out (NB_SKIPPED, from the top-level Makefile: step06 without NCCL) too.
+# step (exit 4) are skipped with the reason, said once; a step the build
+# left out (no nvcc, step06 without NCCL) is not among the PROGRAMs: the
+# build before (`make run` runs `make all` first) said so, a line each.
 # Variables: N (4096), STEPS_RUN (10).
 # Exit 0 when every program ran and passed its --check or was skipped;
 # 1 when one was not built, failed its check or failed to run.
@@ -59,7 +60,6 @@ echo "|---|--:|--:|---|"
 for r in "${rows[@]}"; do IFS='|' read -r a b c d <<<"$r"; echo "| $a | $b | $c | $d |"; done
 echo
 [ ${#nogpu[@]} = 0 ] || echo "skipped (${nogpu_why:-no usable GPU}): ${nogpu[*]}"
-[ -z "${NB_SKIPPED:-}" ] || echo "skipped: $NB_SKIPPED"
 echo "next:"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "  ${failed[0]} failed: run it alone to see its message, then make -C ${failed[0]%%/*} check"
