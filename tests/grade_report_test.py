@@ -206,9 +206,22 @@ def main():
     check('gradescope.json: the summary names the kit\'s failed checks ("kit: ...")',
           'The kit\'s own checks ("kit: ...", worth nothing) FAILED 1 times' in o, o)
     check('gradescope.json: the summary counts what the console counts, the student\'s and the kit\'s apart',
-          'All 18, as the console\'s closing line counts them: 3 passed, 13 failed, 2 skipped.' in o and
-          'The student\'s 15 tests: 2 passed, 12 failed, 1 not graded (skipped).' in o and
+          'Score: 3 of 21 points, from the student\'s 15 tests: 2 passed, 12 failed, 1 not graded (skipped).' in o and
           'The kit\'s own 2 checks ("kit: ...", worth nothing): 0 passed, 1 failed, 1 skipped.' in o, o)
+    # the summary's first count is the console's closing line's (the student's
+    # own 2 passed come after, named as theirs), and so is Gradescope's own
+    # count of its "tests"
+    m = re.match(r'check-all: (\d+) passed, (\d+) failed, (\d+) skipped$', lines[-1])
+    p_, f_, s_ = (int(x) for x in m.groups()) if m else (-1, -1, -1)
+    check('gradescope.json: the summary opens with the console\'s count (%d tests: %d passed, %d failed, %d skipped)'
+          % (p_ + f_ + s_, p_, f_, s_),
+          o.startswith('%d tests, as the console\'s closing line counts them: %d passed, %d failed, %d skipped. '
+                       % (p_ + f_ + s_, p_, f_, s_)) and
+          re.search(r'(\d+) passed', o).group(1) == str(p_), o[:300])
+    gt = gs.get('tests', [])
+    check('gradescope.json: its tests are the console\'s (%d listed, %d passed)'
+          % (len(gt), sum(t.get('status') == 'passed' for t in gt)),
+          len(gt) == p_ + f_ + s_ and sum(t.get('status') == 'passed' for t in gt) == p_)
     check('gradescope.json: score 3 (ok 2, broken 1; the optional exercise apart)', gs.get('score') == 3,
           repr(gs.get('score')))
     ex = got.get('optional: hostile/s/extra', {})

@@ -522,18 +522,21 @@ def report(argv):
                          'output': 'Files or programs of the kit changed while check-all ran:\n'
                                    + '\n'.join([tamper_note(c) for c in changes] + problems)
                                    + '\nThe grade of this run is 0.'})
-    msg += '%d of %d points. The student\'s %d tests: %d passed, %d failed, %d not graded (skipped). ' % (
+    # first the tests as the console's closing line counts them (every test:
+    # the student's, the kit's checks, the optional exercises; and what
+    # Gradescope counts in "tests"), then the student's, which make the score
+    msg += '%d tests, as the console\'s closing line counts them: %d passed, %d failed, %d skipped. ' % (
+        cs['tests'] + ck['tests'] + co['tests'] + (1 if tampered else 0), T['p'], fails_all, T['s'])
+    msg += 'Score: %d of %d points, from the student\'s %d tests: %d passed, %d failed, %d not graded (skipped). ' % (
         score, T['pos'], cs['tests'], cs['passed'], cs['failed'], cs['skipped'])
-    msg += 'The kit\'s own %d checks ("kit: ...", worth nothing): %d passed, %d failed, %d skipped. ' % (
+    msg += 'The kit\'s own %d checks ("kit: ...", worth nothing): %d passed, %d failed, %d skipped.' % (
         ck['tests'], ck['passed'], ck['failed'], ck['skipped'])
     if co['tests']:
-        msg += ('The optional exercises\' %d tests ("optional: ...", apart from the score): %d of %d points, '
-                '%d passed, %d failed, %d skipped. ' % (co['tests'], T['oe'], T['opos'], co['passed'],
-                                                        co['failed'], co['skipped']))
+        msg += (' The optional exercises\' %d tests ("optional: ...", apart from the score): %d of %d points, '
+                '%d passed, %d failed, %d skipped.' % (co['tests'], T['oe'], T['opos'], co['passed'],
+                                                      co['failed'], co['skipped']))
     if tampered:
-        msg += 'The check that the kit did not change during the run: FAILED. '
-    msg += 'All %d, as the console\'s closing line counts them: %d passed, %d failed, %d skipped.' % (
-        cs['tests'] + ck['tests'] + co['tests'] + (1 if tampered else 0), T['p'], fails_all, T['s'])
+        msg += ' The check that the kit did not change during the run: FAILED.'
     if NGT:
         msg += (' NOT GRADED: %d tests (%d points) did not run (%s); they count as failed with 0 points here.'
                 % (NGT, NGP, ngwhy))
