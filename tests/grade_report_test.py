@@ -289,6 +289,63 @@ def main():
           repr(back[:1]))
     check('grades.csv: the student\'s fields read back (csv module)',
           back[1:] == [[name_text, '2/17', '0/3', '3/21', '4', flags_text]], repr(back[1:])[:600])
+
+    # ---- the student's report (class-row --report-dir), a link to it in grades.csv ----
+    reports = os.path.join(tmp, 'reports')
+    os.mkdir(reports)
+    rows2 = os.path.join(tmp, 'rows2.jsonl')
+    open(rows2, 'w').close()
+    name2 = name + b' <script>alert(1)</script> &amp;'
+    flags2 = flags + [b'<img src=x onerror=alert(2)>']
+    r = subprocess.run(py + ['class-row', '--report-dir', reports, '--logs', '/grades/of/x', d, name2, rows2,
+                             'hostile', 'killed', '--'] + flags2, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check('class-row --report-dir exits 0', r.returncode == 0, r.stderr.decode('utf-8', 'replace'))
+    made = os.listdir(reports)
+    check('one report, its file name plain (%r)' % made,
+          len(made) == 1 and re.match(r'^[A-Za-z0-9_][A-Za-z0-9._-]*\.html$', made[0]) is not None)
+    page = ''
+    if len(made) == 1:
+        path = os.path.join(reports, made[0])
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = os.stat(path).st_mode & 0o777
+        check('the report\'s mode is 0666 less the umask (%o)' % mode, mode == 0o666 & ~mask)
+        with open(path, 'rb') as f:
+            page = f.read().decode('utf-8')
+    check('the report: no element of the student\'s (their text escaped)',
+          '<script' not in page and '<img' not in page and '&lt;script&gt;alert(1)&lt;/script&gt; &amp;amp;' in page
+          and '&lt;img src=x onerror=alert(2)&gt;' in page, page[:300])
+    check('the report: no control character but newlines and tabs',
+          not re.search('[\x00-\x08\x0b-\x1f\x7f\x1b]', page))
+    import html as html_mod
+    text = html_mod.unescape(re.sub(r'<[^>]*>', '', page))
+    lost_rows = re.findall(r'<tr><td>([^<]*)</td><td class="n">(\d+) of (\d+)</td>', page)
+    lost = {html_mod.unescape(t): (int(a), int(b)) for t, a, b in lost_rows}
+    want_lost = {'hostile/s/' + k: (1, 1) for k in list(TEXTS) + list(ODD)}
+    want_lost['hostile/s/name_"q\\'] = (1, 1)
+    want_lost['killed/conformance/one'] = (3, 3)
+    check('the report lists every test that lost points, with its points (%d)' % len(lost), lost == want_lost,
+          repr(sorted(set(lost.items()) ^ set(want_lost.items())))[:500])
+    check('the report: the message of a lost test, escaped and whole up to its cap',
+          html_mod.escape('detail: ' + TEXTS['quotes'], quote=True) in page)
+    check('the report: the rejected runner\'s reason', 'runner killed by "SIG\ufffd[31mKILL"' in text, text[:500])
+    check('the report: the test not graded apart, with its 4 points',
+          re.search(r'<td>hostile/s/gpu</td><td class="n">4</td>', page) is not None)
+    check('the report: the optional exercise apart, 3/3',
+          'Optional exercises (apart: not part of the score)' in page and
+          re.search(r'<td>hostile/s/extra</td><td class="n">3/3</td>', page) is not None)
+    check('the report: the kit\'s failed check named as the kit\'s', 'hostile/s/kit_check' in text and
+          'The kit\'s own checks that failed' in text)
+    check('the report: the score and what was lost', '3/21 points: 14 lost in 12 tests; 4 not graded (1 tests)' in text,
+          re.findall(r'<p class="[a-z]+">[^<]*</p>', page)[:3])
+    out2 = os.path.join(tmp, 'grades2.csv')
+    r = subprocess.run(py + ['class-csv', '--reports', reports, rows2, out2, 'hostile', 'killed'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(out2, encoding='utf-8', newline='') as f:
+        back2 = list(csv.reader(f))
+    check('grades.csv --reports: a last column "report", the page relative to grades.csv',
+          r.returncode == 0 and back2[0][-1] == 'report' and len(made) == 1 and
+          back2[1][-1] == 'reports/' + made[0], repr(back2[:2])[:400])
     return finish(tmp)
 
 
