@@ -147,8 +147,9 @@ def main():
         f.write(b'# runner\tsuite\ttest\tpoints\tkind\n' + b''.join(manifest))
 
     env = dict(os.environ, NB_GRADE_NONCE=NONCE)
+    # (a umask that is not the usual 022: the files written must follow it)
     p = subprocess.run(['bash', os.path.join(TOP, 'scripts', 'grade', 'grade_table.sh'), d, mpath],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=lambda: os.umask(0o007))
     out = p.stdout
     check('grade_table.sh exits 1 (tests failed; got %d)' % p.returncode, p.returncode == 1,
           p.stderr.decode('utf-8', 'replace'))
@@ -185,6 +186,9 @@ def main():
     if len(docs) < 2:
         return finish()
     gs, summary = docs['gradescope.json'], docs['summary.json']
+    modes = {n: os.stat(os.path.join(d, n)).st_mode & 0o777 for n in ('summary.json', 'gradescope.json', 'killed.tsv')}
+    check('summary.json, gradescope.json and a rewritten TSV: mode 0666 less the umask 007 (%s; mkstemp makes 0600)'
+          % ', '.join('%s %o' % kv for kv in sorted(modes.items())), set(modes.values()) == {0o660})
 
     got = {t.get('name'): t for t in gs.get('tests', [])}
     for name, (status, text) in want.items():
@@ -298,7 +302,8 @@ def main():
     name2 = name + b' <script>alert(1)</script> &amp;'
     flags2 = flags + [b'<img src=x onerror=alert(2)>']
     r = subprocess.run(py + ['class-row', '--report-dir', reports, '--logs', '/grades/of/x', d, name2, rows2,
-                             'hostile', 'killed', '--'] + flags2, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             'hostile', 'killed', '--'] + flags2, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       preexec_fn=lambda: os.umask(0o027))
     check('class-row --report-dir exits 0', r.returncode == 0, r.stderr.decode('utf-8', 'replace'))
     made = os.listdir(reports)
     check('one report, its file name plain (%r)' % made,
@@ -306,10 +311,8 @@ def main():
     page = ''
     if len(made) == 1:
         path = os.path.join(reports, made[0])
-        mask = os.umask(0)
-        os.umask(mask)
         mode = os.stat(path).st_mode & 0o777
-        check('the report\'s mode is 0666 less the umask (%o)' % mode, mode == 0o666 & ~mask)
+        check('the report\'s mode is 0666 less the umask 027 (%o)' % mode, mode == 0o640)
         with open(path, 'rb') as f:
             page = f.read().decode('utf-8')
     check('the report: no element of the student\'s (their text escaped)',

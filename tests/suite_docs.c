@@ -411,6 +411,20 @@ static void t_make_help(void)
 
 /* ---- make tables: spread over repeats ------------------------------------------- */
 
+/* The permission bits of path (-1: no such file), and those that a file
+ * made by `> FILE` (open(2) with 0666) gets under this process's umask. */
+static int file_mode(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+static int out_mode(void)
+{
+    mode_t m = umask(0);
+    umask(m);
+    return (int)(0666 & ~m);
+}
+
 /* A fake program for every step: prints one --csv line whose step_ms_med is
  * 2.0, except step01 on 1 thread at N = 512, whose three runs take 1.0,
  * 1.0 and 1.5 ms (a spread of 50 %); GPU steps exit 77. */
@@ -478,6 +492,10 @@ static void t_tables_spread(void)
               strstr(prov, "3 runs per cell; 1 cells spread more than 10 %"),
               "provenance.tsv has no row for table 1 with its spread");
     free(prov);
+    /* written through a temporary file of mktemp (0600) and renamed: the
+     * mode a plain `> FILE` gives, 0666 less the umask */
+    NB_ASSERT(file_mode(path) == out_mode(), "provenance.tsv: mode %o, expected %o (0666 less the umask)",
+              file_mode(path), out_mode());
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     sh(cmd, out, sizeof out, 10);
 }
@@ -494,6 +512,9 @@ static void t_report_self_contained(void)
     NB_ASSERT_FATAL(rc == 0, "make report: exit %d", rc);
     char *html = slurp_alloc(page);
     NB_ASSERT_FATAL(html && *html, "no page written");
+    /* (through a temporary file of mktemp, 0600, renamed: readable as `> FILE` would make it) */
+    NB_ASSERT(file_mode(page) == out_mode(), "report/index.html: mode %o, expected %o (0666 less the umask)",
+              file_mode(page), out_mode());
     int imgs = 0, links = 0;
     for (const char *p = html; (p = strstr(p, " src=\"")); p++) {
         imgs++;

@@ -128,9 +128,17 @@ def first_line(path):
     return None if t is None else t.split('\n', 1)[0]
 
 
+def umask_mode(base=0o666):
+    """base less the process's umask: the mode open(path, 'w') would give."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return base & ~mask
+
+
 def write_atomic(path, text, check=None):
     """Write text (UTF-8) to path through a temporary file in its directory,
-    renamed over it.  check(text) must not raise first."""
+    renamed over it, mode 0666 less the umask.  check(text) must not raise
+    first."""
     if check:
         check(text)
     d = os.path.dirname(os.path.abspath(path))
@@ -140,7 +148,7 @@ def write_atomic(path, text, check=None):
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, umask_mode())            # mkstemp's 0600: as open(path, 'w') would make it
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -572,13 +580,6 @@ def arg_text(s):
 
 
 # ---------------------------------------------------------------- a student's report
-
-def umask_mode(base=0o666):
-    """base less the process's umask: the mode open(path, 'w') would give."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return base & ~mask
-
 
 def read_log(path, cap=64 << 10, lines=200):
     """(text, cut) of the regular file at path, never through a symbolic
