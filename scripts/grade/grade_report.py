@@ -699,16 +699,25 @@ def class_report(res, student, logs, reports_dir, flags, tamper):
                     skipped.append(x)
                 elif x['status'] != 'PASS' or x['earned'] < x['possible']:
                     lost.append(x)
-    fails = {}
-    for r in runners:
-        if (r + '.fail') in names:
-            fails[r] = first_line(os.path.join(res, r + '.fail')) or ''
     score = 0 if tamper else E
     out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
            '<title>grade report: %s</title>' % h(student, 200), '<style>%s</style></head><body>' % CSS,
            '<h1>Grade report: %s</h1>' % h(student, 500)]
-    msg = lambda x: (x['detail'] + ('\n' if x['detail'] and x['output'] else '') + x['output'])
+    fails = {}
+    for r in runners:
+        if (r + '.fail') in names:
+            fails[r] = first_line(os.path.join(res, r + '.fail')) or ''
+
+    def here(text, r):
+        """A message with the paths of the scratch copy (tests/results/, gone
+        once graded) made those of this page or of the logs kept."""
+        if 'build.log' in fails.get(r, ''):
+            text = text.replace('see tests/results/%s.build.log' % r, 'see its build log below')
+        return text.replace('see tests/results/', 'see %s/' % logs)
+
+    def msg(x):
+        return here(x['detail'] + ('\n' if x['detail'] and x['output'] else '') + x['output'], x['runner'])
     if not graded and not lost and not P:
         out.append('<p class="lost">No grade: the tests did not run to their end (see the flags below).</p>')
     elif tamper:
@@ -727,7 +736,7 @@ def class_report(res, student, logs, reports_dir, flags, tamper):
     if fails:
         out.append('<h2>Runners that scored 0</h2><ul>')
         for r, why in fails.items():
-            why = why.replace('see tests/results/%s.build.log' % r, 'its build log below')
+            why = here(why, r)
             out.append('<li><b>%s</b>: %s</li>' % (h(r, 200), h(why, 2000)))
         out.append('</ul>')
     out.append('<h2>Tests that lost points</h2>')
