@@ -117,7 +117,11 @@ static const opt_row nb_opts[] = {
       .owner = "the tree codes, step05_barneshut and step06_multigpu",
       .help = "draw the octree's cells over the frames" },
     { .name = "view", .kind = K_FLAG, .field = F(view),
-      .help = "watch the run live in a window (OpenGL; keys below); not with --bench, --csv, --render" },
+      .help = "watch the run live in a window (OpenGL; keys below), closed after the last step; not with "
+              "--bench, --csv, --render" },
+    { .name = "view-hold", .kind = K_FLAG, .field = F(view_hold),
+      .help = "--view, and keep the window open when the steps are done (until q, Esc or closed); "
+              "without it the window closes after the last step" },
     { .name = "view-size", .kind = K_STR, .field = F(view_size), .def.s = "1024x768", .meta = "WxH",
       .help = "the window's size in pixels, each in [64, 8192]" },
     { .name = "serve", .kind = K_INT, .field = F(serve_port), .lo = 0, .hi = 65535, .def.i = -1,
@@ -343,7 +347,8 @@ static int check_together(nb_options *o, int warmup, int render_opt, int addr_gi
         return nb_fail(NB_EXIT_USAGE, "--view-size: expected WxH with W and H in [64, 8192], got '%.40s'",
                        o->view_size);
     o->serve = o->serve_port >= 0;
-    const char *live = o->view ? "--view" : "--serve";
+    if (o->view_hold) o->view = 1;             /* --view-hold is --view that stays open at the end */
+    const char *live = o->view_hold ? "--view-hold" : o->view ? "--view" : "--serve";
     if ((o->view || o->serve) && (o->bench || o->csv))
         return nb_fail(NB_EXIT_USAGE, "%s does not combine with %s: a timed or machine-read run "
                        "draws no live view", live, o->bench ? "--bench" : "--csv");

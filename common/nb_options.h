@@ -68,7 +68,8 @@ typedef struct nb_options {
     int         render_size;  /* --render-size P */
     int         gpus;         /* --gpus P; 0: every visible GPU */
     int         precision;    /* --precision: NB_PREC_SINGLE, NB_PREC_DOUBLE or NB_PREC_MIXED */
-    int         view;         /* --view: the live window */
+    int         view;         /* --view: the live window (set by --view-hold too) */
+    int         view_hold;    /* --view-hold: the window stays open when the steps are done */
     const char *view_size;    /* --view-size WxH */
     int         view_w, view_h;   /* parsed from view_size */
     int         serve_port;   /* --serve PORT; -1: off (0: any free port) */

@@ -16,6 +16,11 @@ NB_BIN_DIR=${NB_BIN_DIR:-$NB_TOP}
 # second program of a step is named with its folder: step04_shared/tuned/nbody_tuned.
 nb_bin() { case $1 in */*) echo "$NB_BIN_DIR/$1" ;; *) echo "$NB_BIN_DIR/$1/nbody" ;; esac; }
 
+# The mode of a file that `> FILE` makes (0666 less the umask), octal: for an
+# output written to a temporary file of mktemp (0600, the scratch's mode) and
+# renamed into place, which would otherwise be readable by its owner only.
+nb_out_mode() { printf '%o' $((0666 & ~$(umask))); }
+
 # A private scratch folder, removed on exit.
 nb_init_tmp() {
     NB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/nbody-lab.XXXXXX")
@@ -128,7 +133,7 @@ nb_commit() {
 # Where a result file comes from: nb_provenance DIR FILE COMMAND SPREAD [GPU [DRIVER]]
 # puts FILE's row in DIR/provenance.tsv (file, command, commit, gpu, driver,
 # date, spread), replacing an older row of FILE; the table is written to a
-# temporary file beside it and renamed.  GPU: the device the programs
+# temporary file beside it (mode 0666 less the umask) and renamed.  GPU: the device the programs
 # reported (default: nvidia-smi's, "none" without one); DRIVER: its driver
 # (default: nvidia-smi's).
 nb_provenance() {
@@ -142,5 +147,6 @@ nb_provenance() {
         [ ! -r "$dir/provenance.tsv" ] || awk -F'\t' -v f="$file" 'NR > 1 && $1 != f' "$dir/provenance.tsv"
         printf '%s\n' "$file$tab$cmd$tab$(nb_commit)$tab$gpu$tab$driver$tab$(date -u '+%Y-%m-%d %H:%M UTC')$tab$spread" |
             tr -d '\r'
-    } > "$tmp" && sync "$tmp" 2>/dev/null; mv -f "$tmp" "$dir/provenance.tsv"
+    } > "$tmp" && chmod "$(nb_out_mode)" "$tmp" && { sync "$tmp" 2>/dev/null; mv -f "$tmp" "$dir/provenance.tsv"; } ||
+        { rm -f "$tmp"; return 1; }
 }

@@ -29,7 +29,10 @@
 #          header it is) and printed: his code is compiled as nobody, so it
 #          does not build (0, "could not be built") and the secret is
 #          nowhere in the gradebook or its logs.
-# grades.csv must have the header and the five (six) rows so.
+# grades.csv must have the header and the five (six) rows so; each row
+# links its student's report (SUBMISSIONS/reports/<student>.html, named on
+# the console): alice's says full marks, carol's lists the test she lost
+# with its points and why, dave's holds his build error.
 # Environment: CUNIT_PREFIX, ARCH passed on; KEEP_TMP=1 keeps the directory.
 # Exit 0 when every check passed, 1 otherwise.
 set -uo pipefail
@@ -107,7 +110,7 @@ CLASS_TEST_TIMEOUT=120 \
 cat "$tmp/class.log"
 csv=$subs/grades.csv
 check "make grade-class exits 0 (got $rc)" test "$rc" = 0
-check "grades.csv: the header" bash -c 'head -1 "$1" | grep -qx "student,step01_cpu,total,not_graded,flags"' _ "$csv"
+check "grades.csv: the header" bash -c 'head -1 "$1" | grep -qx "student,step01_cpu,total,not_graded,flags,report"' _ "$csv"
 row() { grep "^$1," "$csv"; }
 # a field of a student's row, by column name, read with the csv module
 # (an empty field is written bare: `,` at the end, not `,""`)
@@ -141,6 +144,40 @@ else
   echo "skip frank (a file only root may read, built in): not root here, the build is not made unprivileged"
 fi
 check "$students rows" test "$(tail -n +2 "$csv" | wc -l)" = "$students"
+# ---- the reports ----
+check "the console names the reports' folder" grep -qF "one page each: $subs/reports/" "$tmp/class.log"
+report() { local f; f=$(field "$1" report); [ -n "$f" ] && [ -f "$subs/$f" ] && [ ! -L "$subs/$f" ] && echo "$subs/$f"; }
+for s in alice bob carol dave eve; do
+  check "$s: grades.csv links a report ($(field "$s" report))" test "$(field "$s" report)" = "reports/$s.html" -a -f "$subs/reports/$s.html"
+done
+# carol lost the test that hung: its points from the manifest
+pts=$(awk -F'\t' '$1 == "step01_cpu" && $2 == "conformance" && $3 == "accel_vs_reference_n4097" { print $4 }' "$top/tests/manifest.tsv")
+check "alice's report: full marks ($full)" grep -qF "Full marks: $full points." "$(report alice)"
+check "carol's report: the test she lost, its $pts points and why (timed out)" \
+  bash -c 'grep -q "<tr><td>step01_cpu/conformance/accel_vs_reference_n4097</td><td class=\"n\">$2 of $2</td><td>FAIL</td><td><pre>[^<]*timed out after 120 s" "$1" &&
+           ! grep -q "Full marks" "$1"' _ "$(report carol)" "$pts"
+check "carol's report: the optional exercises apart" grep -q "Optional exercises (apart: not part of the score)" "$(report carol)"
+check "dave's report: his build error (the compiler's words, his line), not a path in a copy that is gone" \
+  bash -c 'grep -q "<h2>Build log: step01_cpu</h2>" "$1" && grep -q "error: " "$1" && grep -q "this does not compile" "$1" &&
+           ! grep -q "see tests/results/" "$1"' _ "$(report dave)"
+check "bob's report: his flags (the kit files he changed)" grep -q "tests/suite_conformance.c" "$(report bob)"
+check "the reports' folder holds the reports and its token, nothing of a student's" \
+  bash -c '[ "$(ls -A "$1" | sort | tr "\n" " ")" = "$2" ]' _ "$subs/reports" \
+  "$(printf '%s\n' .grade-class alice.html bob.html carol.html dave.html eve.html $([ "$students" = 6 ] && echo frank.html) | sort | tr '\n' ' ')"
+# a second grade of the class (one student, for time) knows the folder as its own, and
+# replaces it; a student's repository of that name is refused, untouched
+mkdir "$tmp/again" && cp -a "$subs/alice" "$tmp/again/alice" && cp -a "$subs/reports" "$tmp/again/reports" &&
+  cp -a "$subs/.grades" "$tmp/again/.grades"
+rc2=0
+CLASS_TEST_TIMEOUT=120 make --no-print-directory -C "$top" grade-class SUBMISSIONS="$tmp/again" STEPS=step01_cpu > "$tmp/again.log" 2>&1 || rc2=$?
+check "a second grade: exit 0, the old reports folder not graded as a student, replaced" \
+  bash -c '[ "$1" = 0 ] && grep -q "^grade-class: 1 students" "$2" && [ "$(ls "$3/reports")" = alice.html ]' _ "$rc2" "$tmp/again.log" "$tmp/again"
+mkdir -p "$tmp/third/reports/step01_cpu" && cp -a "$subs/alice" "$tmp/third/alice"
+rc3=0
+make --no-print-directory -C "$top" grade-class SUBMISSIONS="$tmp/third" STEPS=step01_cpu > "$tmp/third.log" 2>&1 || rc3=$?
+check "a student's repository named reports: refused (exit 2, one line naming it), left as it was" \
+  bash -c '[ "$1" = 2 ] && grep -q "reports is where the reports go" "$2" && [ -d "$3/reports/step01_cpu" ] && [ ! -e "$3/grades.csv" ]' \
+  _ "$rc3" "$tmp/third.log" "$tmp/third"
 echo
 if [ $failed = 0 ]; then echo "grade_class_test: PASS ($checks checks)"; exit 0; fi
 # what the students lost, for the failed checks above

@@ -149,8 +149,9 @@ def main():
         f.write(b'# runner\tsuite\ttest\tpoints\tkind\n' + b''.join(manifest))
 
     env = dict(os.environ, NB_GRADE_NONCE=NONCE)
+    # (a umask that is not the usual 022: the files written must follow it)
     p = subprocess.run(['bash', os.path.join(TOP, 'scripts', 'grade', 'grade_table.sh'), d, mpath],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=lambda: os.umask(0o007))
     out = p.stdout
     check('grade_table.sh exits 1 (tests failed; got %d)' % p.returncode, p.returncode == 1,
           p.stderr.decode('utf-8', 'replace'))
@@ -187,6 +188,9 @@ def main():
     if len(docs) < 2:
         return finish()
     gs, summary = docs['gradescope.json'], docs['summary.json']
+    modes = {n: os.stat(os.path.join(d, n)).st_mode & 0o777 for n in ('summary.json', 'gradescope.json', 'killed.tsv')}
+    check('summary.json, gradescope.json and a rewritten TSV: mode 0666 less the umask 007 (%s; mkstemp makes 0600)'
+          % ', '.join('%s %o' % kv for kv in sorted(modes.items())), set(modes.values()) == {0o660})
 
     got = {t.get('name'): t for t in gs.get('tests', [])}
     for name, (status, text) in want.items():
@@ -208,9 +212,22 @@ def main():
     check('gradescope.json: the summary names the kit\'s failed checks ("kit: ...")',
           'The kit\'s own checks ("kit: ...", worth nothing) FAILED 1 times' in o, o)
     check('gradescope.json: the summary counts what the console counts, the student\'s and the kit\'s apart',
-          'All 18, as the console\'s closing line counts them: 3 passed, 13 failed, 2 skipped.' in o and
-          'The student\'s 15 tests: 2 passed, 12 failed, 1 not graded (skipped).' in o and
+          'Score: 3 of 21 points, from the student\'s 15 tests: 2 passed, 12 failed, 1 not graded (skipped).' in o and
           'The kit\'s own 2 checks ("kit: ...", worth nothing): 0 passed, 1 failed, 1 skipped.' in o, o)
+    # the summary's first count is the console's closing line's (the student's
+    # own 2 passed come after, named as theirs), and so is Gradescope's own
+    # count of its "tests"
+    m = re.match(r'check-all: (\d+) passed, (\d+) failed, (\d+) skipped$', lines[-1])
+    p_, f_, s_ = (int(x) for x in m.groups()) if m else (-1, -1, -1)
+    check('gradescope.json: the summary opens with the console\'s count (%d tests: %d passed, %d failed, %d skipped)'
+          % (p_ + f_ + s_, p_, f_, s_),
+          o.startswith('%d tests, as the console\'s closing line counts them: %d passed, %d failed, %d skipped. '
+                       % (p_ + f_ + s_, p_, f_, s_)) and
+          re.search(r'(\d+) passed', o).group(1) == str(p_), o[:300])
+    gt = gs.get('tests', [])
+    check('gradescope.json: its tests are the console\'s (%d listed, %d passed)'
+          % (len(gt), sum(t.get('status') == 'passed' for t in gt)),
+          len(gt) == p_ + f_ + s_ and sum(t.get('status') == 'passed' for t in gt) == p_)
     check('gradescope.json: score 3 (ok 2, broken 1; the optional exercise apart)', gs.get('score') == 3,
           repr(gs.get('score')))
     ex = got.get('optional: hostile/s/extra', {})
@@ -278,6 +295,63 @@ def main():
           repr(back[:1]))
     check('grades.csv: the student\'s fields read back (csv module)',
           back[1:] == [[name_text, '2/17', '0/3', '3/21', '4', flags_text]], repr(back[1:])[:600])
+
+    # ---- the student's report (class-row --report-dir), a link to it in grades.csv ----
+    reports = os.path.join(tmp, 'reports')
+    os.mkdir(reports)
+    rows2 = os.path.join(tmp, 'rows2.jsonl')
+    open(rows2, 'w').close()
+    name2 = name + b' <script>alert(1)</script> &amp;'
+    flags2 = flags + [b'<img src=x onerror=alert(2)>']
+    r = subprocess.run(py + ['class-row', '--report-dir', reports, '--logs', '/grades/of/x', d, name2, rows2,
+                             'hostile', 'killed', '--'] + flags2, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       preexec_fn=lambda: os.umask(0o027))
+    check('class-row --report-dir exits 0', r.returncode == 0, r.stderr.decode('utf-8', 'replace'))
+    made = os.listdir(reports)
+    check('one report, its file name plain (%r)' % made,
+          len(made) == 1 and re.match(r'^[A-Za-z0-9_][A-Za-z0-9._-]*\.html$', made[0]) is not None)
+    page = ''
+    if len(made) == 1:
+        path = os.path.join(reports, made[0])
+        mode = os.stat(path).st_mode & 0o777
+        check('the report\'s mode is 0666 less the umask 027 (%o)' % mode, mode == 0o640)
+        with open(path, 'rb') as f:
+            page = f.read().decode('utf-8')
+    check('the report: no element of the student\'s (their text escaped)',
+          '<script' not in page and '<img' not in page and '&lt;script&gt;alert(1)&lt;/script&gt; &amp;amp;' in page
+          and '&lt;img src=x onerror=alert(2)&gt;' in page, page[:300])
+    check('the report: no control character but newlines and tabs',
+          not re.search('[\x00-\x08\x0b-\x1f\x7f\x1b]', page))
+    import html as html_mod
+    text = html_mod.unescape(re.sub(r'<[^>]*>', '', page))
+    lost_rows = re.findall(r'<tr><td>([^<]*)</td><td class="n">(\d+) of (\d+)</td>', page)
+    lost = {html_mod.unescape(t): (int(a), int(b)) for t, a, b in lost_rows}
+    want_lost = {'hostile/s/' + k: (1, 1) for k in list(TEXTS) + list(ODD)}
+    want_lost['hostile/s/name_"q\\'] = (1, 1)
+    want_lost['killed/conformance/one'] = (3, 3)
+    check('the report lists every test that lost points, with its points (%d)' % len(lost), lost == want_lost,
+          repr(sorted(set(lost.items()) ^ set(want_lost.items())))[:500])
+    check('the report: the message of a lost test, escaped and whole up to its cap',
+          html_mod.escape('detail: ' + TEXTS['quotes'], quote=True) in page)
+    check('the report: the rejected runner\'s reason', 'runner killed by "SIG\ufffd[31mKILL"' in text, text[:500])
+    check('the report: the test not graded apart, with its 4 points',
+          re.search(r'<td>hostile/s/gpu</td><td class="n">4</td>', page) is not None)
+    check('the report: the optional exercise apart, 3/3',
+          'Optional exercises (apart: not part of the score)' in page and
+          re.search(r'<td>hostile/s/extra</td><td class="n">3/3</td>', page) is not None)
+    check('the report: the kit\'s failed check named as the kit\'s', 'hostile/s/kit_check' in text and
+          'The kit\'s own checks that failed' in text)
+    check('the report: the score and what was lost', '3/21 points: 14 lost in 12 tests; 4 not graded (1 tests)' in text,
+          re.findall(r'<p class="[a-z]+">[^<]*</p>', page)[:3])
+    out2 = os.path.join(tmp, 'grades2.csv')
+    r = subprocess.run(py + ['class-csv', '--reports', reports, rows2, out2, 'hostile', 'killed'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(out2, encoding='utf-8', newline='') as f:
+        back2 = list(csv.reader(f))
+    check('grades.csv --reports: a last column "report", the page relative to grades.csv',
+          r.returncode == 0 and back2[0][-1] == 'report' and len(made) == 1 and
+          back2[1][-1] == 'reports/' + made[0], repr(back2[:2])[:400])
+
     quiet_grade()
     return finish(tmp)
 

@@ -1369,7 +1369,7 @@ static void t_help(void)
     NB_ASSERT(rc == 0, "--help: exit %d, expected 0", rc);
     const char *must[] = { "--bodies", "--steps", "--dt", "--eps", "--ic", "--seed", "--check",
                            "--bench", "--csv", "--save", "--help", "--version", "default",
-                           "--view", "space pause", "s screenshot", "q or Esc quit" };
+                           "--view", "--view-hold", "space pause", "s screenshot", "q or Esc quit" };
     for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
         NB_ASSERT(strstr(out, must[k]) != NULL, "--help does not mention '%s'", must[k]);
     NB_ASSERT(err[0] == '\0', "--help wrote to stderr: %.120s", err);
@@ -1414,7 +1414,8 @@ static void t_view_refused(void)
 }
 
 /* No display: exit 2 before anything runs (also before a GPU step's probe),
- * one line that names --render DIR; in a build without the view too. */
+ * one line that names --render DIR, for --view and --view-hold; in a build
+ * without the view too. */
 static void t_view_no_display(void)
 {
     unsetenv("DISPLAY");
@@ -1423,6 +1424,9 @@ static void t_view_no_display(void)
     int cpu = (S->options & NB_OPT_CPU) != 0;
     char *argv[] = { (char *)BIN, "--view", "-n", "100", "-s", "1", cpu ? "--cpu" : NULL, NULL };
     expect_exit(argv, NULL, 2, -1, WORDS("--view", "--render DIR"));
+    /* --view-hold (--view that stays open at the end): refused alike */
+    char *hold[] = { (char *)BIN, "--view-hold", "-n", "100", "-s", "1", cpu ? "--cpu" : NULL, NULL };
+    expect_exit(hold, NULL, 2, -1, WORDS("--view", "--render DIR"));
 }
 
 static int same_file(const char *a, const char *b)

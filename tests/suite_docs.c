@@ -439,6 +439,56 @@ static void t_readme_limits(void)
     free(doc);
 }
 
+/* `make setup` installs group by group: with every group missing and an
+ * apt-get that cannot find "chromium" (as on Ubuntu, whose package is
+ * chromium-browser), ensure_deps.sh all still installs every other group,
+ * each in an apt-get call of its own with exactly the packages --list
+ * gives it, names the group that failed with Ubuntu's command, and exits 1.
+ * Nothing is installed: PATH holds only stand-ins (apt-get that logs its
+ * arguments, dpkg that knows no package, id that says root) and sed. */
+static void t_setup_group_by_group(void)
+{
+    const char *base = nb_t_tmpfile(0, ".setup");
+    static char cmd[8192], out[1 << 15];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s/bin' && cd '%s/bin' && "
+             "printf '#!/bin/sh\\necho 0\\n' > id && printf '#!/bin/sh\\nexit 1\\n' > dpkg && "
+             "printf '#!/bin/sh\\necho \"$*\" >> %s/apt.log\\ncase \" $* \" in *\" chromium \"*) "
+             "echo \"E: Unable to locate package chromium\" >&2; exit 100 ;; esac\\nexit 0\\n' > apt-get && "
+             "chmod 755 id dpkg apt-get && ln -s \"$(command -v sed)\" sed && cd - >/dev/null && "
+             "{ env -i PATH='%s/bin' CC=no-such-cc /bin/bash scripts/setup/ensure_deps.sh all 2>&1; echo \"exit $?\"; }",
+             base, base, base, base, base);
+    int rc = sh(cmd, out, sizeof out, 60);
+    NB_ASSERT_FATAL(rc == 0, "the stand-in set-up could not run: exit %d", rc);
+    printf("%s", out);
+    NB_ASSERT(strstr(out, "exit 1\n") != NULL, "ensure_deps.sh all with a group that fails: not exit 1");
+    NB_ASSERT(strstr(out, "the group 'chromium' was not installed") != NULL, "the failed group is not named");
+    NB_ASSERT(strstr(out, "Ubuntu: sudo apt-get install -y chromium-browser") != NULL,
+              "no command for Ubuntu, whose package is chromium-browser");
+    NB_ASSERT(strstr(out, "not installed: chromium (of ") != NULL, "no closing line naming what was not installed");
+    /* every group in a call of its own, its packages exactly --list's */
+    static const char *const groups[] = { "png", "cunit", "grade", "tsan", "gnuplot", "ffmpeg", "chromium",
+                                          "view", "serve" };
+    char path[1200];
+    snprintf(path, sizeof path, "%s/apt.log", base);
+    char *log = slurp_alloc(path);
+    NB_ASSERT_FATAL(log != NULL, "apt-get was never called");
+    int installs = 0;
+    for (const char *p = log; (p = strstr(p, "install -y")); p++) installs++;
+    NB_ASSERT_EQ("apt-get install calls (one a group)", installs, 9);
+    for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++) {
+        static char pk[2048], want[2200];
+        snprintf(cmd, sizeof cmd, "scripts/setup/ensure_deps.sh --list %s | tr '\\n' ' ' | sed 's/ $//'", groups[k]);
+        NB_ASSERT_FATAL(sh(cmd, pk, sizeof pk, 10) == 0 && *pk, "--list %s", groups[k]);
+        snprintf(want, sizeof want, "install -y -qq %s\n", pk);
+        NB_ASSERT(strstr(log, want) != NULL, "no apt-get call for the group %s alone ('%s'); the calls:\n%s",
+                  groups[k], pk, log);
+    }
+    free(log);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    sh(cmd, out, sizeof out, 10);
+}
+
 /* The rules of the top Makefile and the makefiles it includes: "name:" at
  * the start of a line (variable assignments have '=' after the colon). */
 static int has_rule(const char *mk, const char *name)
@@ -497,6 +547,20 @@ static void t_make_help(void)
 }
 
 /* ---- make tables: spread over repeats ------------------------------------------- */
+
+/* The permission bits of path (-1: no such file), and those that a file
+ * made by `> FILE` (open(2) with 0666) gets under this process's umask. */
+static int file_mode(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+static int out_mode(void)
+{
+    mode_t m = umask(0);
+    umask(m);
+    return (int)(0666 & ~m);
+}
 
 /* A fake program for every step: prints one --csv line whose step_ms_med is
  * 2.0, except step01 on 1 thread at N = 512, whose three runs take 1.0,
@@ -572,6 +636,10 @@ static void t_tables_spread(void)
               "make tables did not state its sizes, budget and ETA first");
     NB_ASSERT(err && strstr(err, "tables: sizes") < strstr(err, "[tables "), "the ETA line comes after the first run");
     free(err);
+    /* written through a temporary file of mktemp (0600) and renamed: the
+     * mode a plain `> FILE` gives, 0666 less the umask */
+    NB_ASSERT(file_mode(path) == out_mode(), "provenance.tsv: mode %o, expected %o (0666 less the umask)",
+              file_mode(path), out_mode());
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     sh(cmd, out, sizeof out, 10);
 }
@@ -588,6 +656,9 @@ static void t_report_self_contained(void)
     NB_ASSERT_FATAL(rc == 0, "make report: exit %d", rc);
     char *html = slurp_alloc(page);
     NB_ASSERT_FATAL(html && *html, "no page written");
+    /* (through a temporary file of mktemp, 0600, renamed: readable as `> FILE` would make it) */
+    NB_ASSERT(file_mode(page) == out_mode(), "report/index.html: mode %o, expected %o (0666 less the umask)",
+              file_mode(page), out_mode());
     int imgs = 0, links = 0;
     for (const char *p = html; (p = strstr(p, " src=\"")); p++) {
         imgs++;
@@ -654,6 +725,7 @@ void nb_suite_docs_register(void)
         { "results_have_provenance", t_provenance, 2 },
         { "setup_names_every_package", t_setup_packages, 1 },
         { "readmes_within_their_limits", t_readme_limits, 1 },
+        { "setup_installs_group_by_group", t_setup_group_by_group, 1 },
         { "make_help_names_real_targets", t_make_help, 1 },
         { "tables_mark_spread_over_10_percent", t_tables_spread, 2 },
         { "report_is_self_contained", t_report_self_contained, 1 },

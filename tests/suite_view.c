@@ -22,7 +22,10 @@
  *   the screenshot key writes the frame the headless renderer draws for
  *   that step, pixel for pixel;
  *   a window closed by the window manager stops the run;
- *   no display: --view is refused (exit 2) naming --render DIR. */
+ *   without events the window ends by itself after the last step, and
+ *   prints its keys' line once on stderr; --view-hold keeps it open after
+ *   the steps and the events, until told to stop;
+ *   no display: --view and --view-hold are refused (exit 2) naming --render DIR. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -841,6 +844,104 @@ static void t_window_closed(void)
     run_close(&r);
     xvfb_down();
 }
+/* No events: the view runs its 5 steps and ends by itself once their last
+ * frame is drawn (exit 0, "all steps done"); the keys' line is on stderr,
+ * once, alone. */
+static void t_window_ends_after_steps(void)
+{
+    xvfb_up();
+    const char *dir = tmp_dir(2);
+    char errpath[600];
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+    run r;
+    run_open(&r, "plummer", 500, 5);
+    static char size[32] = "128x128";
+    r.o.view = 1;
+    r.o.view_size = size;
+    r.o.view_w = r.o.view_h = 128;
+    unsetenv("NB_VIEW_EVENTS");
+    fflush(stderr);
+    int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    NB_ASSERT_FATAL(saved >= 0 && fd >= 0, "cannot redirect stderr to %s", errpath);
+    dup2(fd, 2);
+    close(fd);
+    char report[2048];
+    int rc = nb_view_run(&r.sim, report, sizeof report);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    NB_ASSERT_OK("the view", rc);
+    printf("%s", report);
+    NB_ASSERT_EQ("steps run", r.sim.done, 5);
+    NB_ASSERT(strstr(report, "stopped at step 5 of 5 (all steps done)") && strstr(report, "(window, 128x128)"),
+              "the report does not say the window ended after its 5 steps: %.300s", report);
+    FILE *f = fopen(errpath, "r");
+    NB_ASSERT_FATAL(f != NULL, "no %s", errpath);
+    char line[1024];
+    int lines = 0, keys = 0;
+    while (fgets(line, sizeof line, f)) {
+        lines++;
+        if (!strncmp(line, "view keys: ", 11)) {
+            keys++;
+            NB_ASSERT(strstr(line, "q or Esc quit") && strstr(line, "space pause") && strstr(line, "--view-hold"),
+                      "the keys' line: %s", line);
+            printf("       stderr: %s", line);
+        }
+    }
+    fclose(f);
+    NB_ASSERT_EQ("keys' lines on stderr", keys, 1);
+    NB_ASSERT_EQ("lines on stderr", lines, 1);
+    run_close(&r);
+    xvfb_down();
+    rm_dir(dir);
+}
+
+/* --view-hold: the steps done and the events run out (3 steps, then a
+ * screenshot), the window stays open; the run ends only when told (here
+ * SIGTERM, which stops it as q does), at step 3 of 3.  In a child: the
+ * test waits for the screenshot of step 3 (no clock), then signals. */
+static void t_window_hold(void)
+{
+    xvfb_up();
+    const char *dir = tmp_dir(3);
+    CU_ASSERT_EQUAL_FATAL(chdir(dir), 0);
+    int fd[2];
+    NB_ASSERT_FATAL(pipe(fd) == 0, "pipe");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t p = fork();
+    NB_ASSERT_FATAL(p >= 0, "fork");
+    if (p == 0) {
+        close(fd[0]);
+        run r;
+        run_open(&r, "plummer", 500, 3);
+        r.o.view_hold = 1;
+        char report[2048] = "";
+        int rc = window_run(&r, 128, "wait:10 s", report, sizeof report);
+        if (write(fd[1], report, strlen(report)) < 0) _exit(3);
+        _exit(rc ? 2 : 0);
+    }
+    close(fd[1]);
+    int st = 0, alive = 1;
+    while (access("nbody_viewtest_000003.png", F_OK) != 0 && (alive = waitpid(p, &st, WNOHANG) == 0))
+        usleep(20000);
+    NB_ASSERT(alive, "the view ended before its screenshot of step 3");
+    usleep(200000);                                 /* (a view that did not hold has ended by now) */
+    alive = alive && waitpid(p, &st, WNOHANG) == 0;
+    if (alive) kill(p, SIGTERM);
+    static char report[4096];
+    ssize_t n, got = 0;
+    while ((n = read(fd[0], report + got, sizeof report - 1 - got)) > 0) got += n;
+    report[got] = '\0';
+    close(fd[0]);
+    if (alive) waitpid(p, &st, 0);
+    printf("%s", report);
+    NB_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the view's child: status %d", st);
+    NB_ASSERT(alive && strstr(report, "stopped at step 3 of 3 (interrupted: SIGTERM)"),
+              "the window did not stay open after its steps and events: %.300s", report);
+    xvfb_down();
+    rm_dir(dir);
+}
 #else /* no OpenGL in this build: the suites that need it are skipped */
 static void t_two_bodies(void) {}
 static void t_gl_is_cpu_splatter(void) {}
@@ -850,6 +951,8 @@ static void t_facts(void) {}
 static void t_window_keys(void) {}
 static void t_window_screenshot(void) {}
 static void t_window_closed(void) {}
+static void t_window_ends_after_steps(void) {}
+static void t_window_hold(void) {}
 #endif /* NB_HAVE_GL */
 
 /* No display: refused before anything runs, naming --render DIR; a display
@@ -866,6 +969,15 @@ static void t_no_display(void)
     NB_ASSERT_EQ("nb_view_usable without a display", nb_view_usable(&o), NB_EXIT_USAGE);
     NB_ASSERT(strstr(nb_errmsg(), "--render DIR") != NULL, "the message does not suggest --render "
               "DIR: %s", nb_errmsg());
+    /* --view-hold is --view (that stays open): refused the same way */
+    char *hv[] = { "nbody", "--view-hold", NULL };
+    nb_options oh;
+    NB_ASSERT_EQ("--view-hold parses", nb_parse_options(2, hv, 0, "nbody", &oh), 0);
+    NB_ASSERT(oh.view && oh.view_hold, "--view-hold does not ask for the view");
+    nb_clear_error();
+    NB_ASSERT_EQ("nb_view_usable(--view-hold) without a display", nb_view_usable(&oh), NB_EXIT_USAGE);
+    NB_ASSERT(strstr(nb_errmsg(), "--render DIR") != NULL, "--view-hold: the message does not suggest "
+              "--render DIR: %s", nb_errmsg());
 #ifdef NB_HAVE_GLFW
     setenv("DISPLAY", ":9999", 1);                  /* no server there */
     run r;
@@ -944,6 +1056,8 @@ void nb_suite_view_register(void)
         { "keys_pause_step_quit", t_window_keys, 2 },
         { "screenshot_is_headless_frame", t_window_screenshot, 2 },
         { "window_closed_stops_run", t_window_closed, 1 },
+        { "ends_after_last_step_keys_once", t_window_ends_after_steps, 1 },
+        { "view_hold_keeps_window_open", t_window_hold, 1 },
         { "no_display_refused", t_no_display, 1 },
         NB_TEST_END
     };

@@ -90,6 +90,13 @@ typedef struct view {
 
 static double now_ms(void) { return nb_now_ms(); }
 
+/* The window ends with the run: when the steps are done and their last
+ * frame is drawn (and no browser watches, with --serve too), unless
+ * --view-hold keeps it open until q, Esc or the window manager closes it.
+ * The event script (a test's) ends it its own way (nb_view.h), except that
+ * --view-hold keeps a window open at the end of the steps there too. */
+static int hold(const view *v) { return v->win && v->sim->o->view_hold; }
+
 /* Ctrl-C and SIGTERM: the loop stops at its next turn (one-shot handler). */
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
@@ -618,10 +625,14 @@ static int loop(view *v)
             else if (v->itok < v->ntok) {
                 if ((rc = dispatch(v, v->tok[v->itok++])))
                     return rc;
-            } else if (v->finished || v->paused) {
+            } else if ((v->finished && !hold(v)) || (v->paused && !v->finished)) {
                 v->quit = 1;
                 v->stop_why = "the events ran out";
             }
+        } else if (v->finished && !v->dirty && !v->quit && v->sim->o->view && !hold(v) &&
+                   (!v->srv || !v->watchers)) {
+            v->quit = 1;                            /* the last frame is on screen */
+            v->stop_why = "all steps done";
         }
 #ifdef NB_HAVE_GLFW
         if (v->win) {
@@ -683,6 +694,10 @@ int nb_view_run(nb_sim *sim, char *report, size_t len)
     double t_open = now_ms();
     int rc = open_view(&v, sim);
     v.open_ms = now_ms() - t_open;
+    if (!rc && v.win)                               /* once, for the person at the window */
+        fprintf(stderr, "%s; %s\n", NB_VIEW_KEYS_LINE,
+                sim->o->view_hold ? "the window stays open at the end (--view-hold)"
+                                  : "the window closes after the last step (--view-hold keeps it open)");
     if (!rc)
         rc = loop(&v);
     double wall = now_ms() - v.t0;

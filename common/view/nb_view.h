@@ -13,7 +13,8 @@
  * step, from the camera and in the colour mode on screen, without the
  * heads-up line), 'r' reset the
  * camera, arrows or a mouse drag rotate, '+' / '-' or the wheel zoom, 'q'
- * or Esc quit.  The heads-up line (on screen and in the title bar): step, t,
+ * or Esc quit; the window closes by itself after the last step unless
+ * --view-hold keeps it open.  The heads-up line (on screen and in the title bar): step, t,
  * N, ms per step, G interactions/s, |dE/E0| (N <= NB_VIEW_ENERGY_MAX_N),
  * colour mode, tree depth.
  *
@@ -36,7 +37,8 @@
  *       wait:K (K turns without an event); and two for measuring: depth:D
  *       (the tree overlay on, down to depth D) and bench:K (K frames drawn
  *       back to back, their GPU and wall times in the report).  When the events have run out
- *       and the run has all its steps or is paused, the view closes itself.
+ *       and the run has all its steps or is paused, the view closes itself (a window with
+ *       --view-hold stays open at the end of the steps, until q or a close).
  *   NB_VIEW_HEADLESS=WxH  no window: the view draws into a W x H image of
  *       a headless context (nb_egl.h), with the events above (none: it
  *       runs all the steps and closes); for tests and for measuring the
@@ -78,7 +80,10 @@ typedef struct nb_sim {
  * NB_EXIT_USAGE with one line (no display, built without a window, a bad
  * NB_VIEW_HEADLESS).  0 without --view. */
 int nb_view_usable(const nb_options *o);
-/* The view's loop: steps until the run has o->steps or the window closes.
+/* The view's loop: steps until the run has o->steps and their last frame
+ * is drawn (with --view-hold, until q, Esc or a close: the window stays
+ * open at the end), or the window closes; with a window, the keys' line
+ * (NB_VIEW_KEYS_LINE) once on stderr when it opens.
  * report: lines for the run's report (each starting with two spaces).
  * Returns the exit code (the message in nb_errmsg()). */
 int nb_view_run(nb_sim *sim, char *report, size_t len);

@@ -46,6 +46,20 @@
 # written \xNN), whole, then renamed over OUT.  The logs:
 # SUBMISSIONS/.grades/<student>/ (check-all.log, the results, the build logs).
 #
+# The reports: beside OUT, the folder reports/ (SUBMISSIONS/reports by
+# default), one HTML page a student (reports/<student>.html; a name that is
+# not plain letters, digits, '.', '_', '-' made plain and given a hash):
+# every test that lost points with its points and its message, the tests
+# not graded, the optional exercises apart, the flags, and where a runner
+# could not be built its build log (at most 200 lines and 64 KiB: its
+# first and last lines, the compiler's first error among them);
+# every text of the student's escaped (scripts/grade/grade_report.py).
+# OUT's last column, "report", is the page's path relative to OUT's folder.
+# The folder is made whole beside OUT and renamed into place; it carries a
+# token that SUBMISSIONS/.grades/reports.token keeps, so that the next run
+# knows it is its own and not a student's repository (a folder of that
+# name without the token, or a link, is refused: exit 2).
+#
 # Environment: STEPS, CLASS_TEST_TIMEOUT, CLASS_RUNNER_TIMEOUT,
 # CLASS_TIMEOUT, CLASS_KEEP=1 (keep the copies), MAKE (the make to call),
 # ARCH and CUNIT_PREFIX (passed on).
@@ -70,8 +84,30 @@ run_tmo=${CLASS_RUNNER_TIMEOUT:-900}
 all_tmo=${CLASS_TIMEOUT:-3600}
 logs=$subs/.grades
 mkdir -p "$logs"
+# the reports' folder beside OUT, and its token (see above)
+outdir=$(cd "$(dirname "$out")" 2>/dev/null && pwd) ||
+  { echo "grade-class: OUT=$out: its folder does not exist" >&2; exit 2; }
+reports=$outdir/reports
+token_file=$logs/reports.token
+if [ ! -s "$token_file" ] || [ -L "$token_file" ]; then
+  rm -f "$token_file"
+  od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$token_file" || { echo "grade-class: cannot write $token_file" >&2; exit 2; }
+fi
+token=$(head -c 64 "$token_file")
+ours() {   # DIR: 0 if DIR is a reports folder this grader wrote (a real folder holding the token)
+  [ -d "$1" ] && [ ! -L "$1" ] && [ -f "$1/.grade-class" ] && [ ! -L "$1/.grade-class" ] &&
+    [ "$(head -c 64 "$1/.grade-class")" = "$token" ]
+}
+if { [ -e "$reports" ] || [ -L "$reports" ]; } && ! ours "$reports"; then
+  echo "grade-class: $reports is where the reports go, and it is not the reports of an earlier grade-class (a student's repository?): rename it, or give OUT=FILE in another folder" >&2
+  exit 2
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/nbody-class.XXXXXX") || exit 2
-[ "${CLASS_KEEP:-0}" = 1 ] && echo "grade-class: keeping $work" || trap 'rm -rf "$work"' EXIT
+# the new reports, made whole here, then renamed over the old ones
+new_reports=$(mktemp -d "$outdir/.reports.XXXXXX") || { echo "grade-class: cannot write in $outdir" >&2; exit 2; }
+chmod "$(printf '%o' $((0777 & ~$(umask))))" "$new_reports"
+if [ "${CLASS_KEEP:-0}" = 1 ]; then echo "grade-class: keeping $work"; trap 'rm -rf "$new_reports"' EXIT
+else trap 'rm -rf "$work" "$new_reports"' EXIT; fi
 # what the student's code must not see (a directory that holds the copies
 # being graded cannot be hidden from them)
 hide=()
@@ -85,6 +121,7 @@ students=()
 for d in "$subs"/*/; do
   d=${d%/}
   case "$(basename "$d")" in .*) continue ;; esac
+  [ "$d" = "$reports" ] && ours "$d" && continue     # the reports of the last run
   students+=("$(basename "$d")")
 done
 [ ${#students[@]} -gt 0 ] || { echo "grade-class: no student directory in $subs" >&2; exit 2; }
@@ -172,12 +209,23 @@ for s in "${students[@]}"; do
   [ -s "$res/summary.json" ] || flags+=("no grade (check-all exited $rc: see $log/check-all.log)")
   # the row: the runners' points (the kit's checks and the common runner
   # left out), all 0 and flagged TAMPERED if the kit changed during the run
-  PYTHONDONTWRITEBYTECODE=1 python3 -I "$top/scripts/grade/grade_report.py" class-row "$res" "$s" "$rows" $steps -- \
+  PYTHONDONTWRITEBYTECODE=1 python3 -I "$top/scripts/grade/grade_report.py" class-row \
+    --report-dir "$new_reports" --logs "$log" "$res" "$s" "$rows" $steps -- \
     "${flags[@]+"${flags[@]}"}" || { echo "grade-class: the row of $s cannot be written" >&2; exit 2; }
   [ "${CLASS_KEEP:-0}" = 1 ] || rm -rf "$dst"
 done
 
+# ---- the reports, renamed into place (the old ones, this grader's, removed) ----
+printf '%s\n' "$token" > "$new_reports/.grade-class" || { echo "grade-class: cannot write $new_reports" >&2; exit 2; }
+old_reports=""
+if ours "$reports"; then
+  old_reports=$(mktemp -u "$outdir/.reports.old.XXXXXX") && mv "$reports" "$old_reports" ||
+    { echo "grade-class: cannot move the old reports $reports away" >&2; exit 2; }
+fi
+mv "$new_reports" "$reports" || { echo "grade-class: cannot write $reports" >&2; exit 2; }
+[ -z "$old_reports" ] || rm -rf "$old_reports"
 # ---- the gradebook (csv module; written whole, then renamed) ----
-PYTHONDONTWRITEBYTECODE=1 python3 -I "$top/scripts/grade/grade_report.py" class-csv "$rows" "$out" $steps ||
+PYTHONDONTWRITEBYTECODE=1 python3 -I "$top/scripts/grade/grade_report.py" class-csv --reports "$reports" "$rows" "$out" $steps ||
   { echo "grade-class: cannot write $out" >&2; exit 2; }
 echo "grade-class: wrote $out (${#students[@]} students)"
+echo "grade-class: what each student lost and why, one page each: $reports/ (the column \"report\" of $(basename "$out"))"

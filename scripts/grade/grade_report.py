@@ -19,14 +19,22 @@ scripts/grade/grade_class.sh; python3 -I, standard library only.
       "tampered": what changed during the run) makes a run whose kit files
       or programs changed TAMPERED: its score is 0 everywhere.
       Exit 1 if a test failed or the run was tampered with, else 0.
-  grade_report.py class-row RESULTS STUDENT ROWS STEP... -- FLAG...
+  grade_report.py class-row [--report-dir DIR --logs LOGS] RESULTS STUDENT ROWS STEP... -- FLAG...
       One student of `make grade-class`: the points of each STEP from the
       results (the kit's checks and the common runner left out), the
       during-run tamper record (RESULTS/.integrity/tampered: every point 0,
       flagged), appended as a JSON line to ROWS; prints the console line.
-  grade_report.py class-csv ROWS OUT STEP...
+      --report-dir: also the student's report, DIR/<name>.html (HTML, every
+      text of theirs escaped): each test that lost points, its points and
+      its message; the tests not graded; the optional exercises apart; the
+      flags; a runner's build log (at most 200 lines and 64 KiB: its first
+      and its last lines)
+      where it could not be built, and LOGS (where grade_class.sh keeps
+      the student's logs) named for the rest.
+  grade_report.py class-csv [--reports DIR] ROWS OUT STEP...
       The gradebook OUT (csv module): student, each STEP, total,
-      not_graded, flags.
+      not_graded, flags, and with --reports a last column "report": the
+      student's report in DIR, as a path relative to OUT's folder.
 
 The text columns of a runner's TSV are escaped as inside a JSON string (the
 runner's json_esc, tests/nb_grade.c): they are decoded here, and written
@@ -35,10 +43,13 @@ printed on the console has its control characters made harmless ('?'),
 so that a test's output cannot drive the instructor's terminal.
 """
 import csv
+import hashlib
+import html
 import io
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 
@@ -120,9 +131,17 @@ def first_line(path):
     return None if t is None else t.split('\n', 1)[0]
 
 
+def umask_mode(base=0o666):
+    """base less the process's umask: the mode open(path, 'w') would give."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return base & ~mask
+
+
 def write_atomic(path, text, check=None):
     """Write text (UTF-8) to path through a temporary file in its directory,
-    renamed over it.  check(text) must not raise first."""
+    renamed over it, mode 0666 less the umask.  check(text) must not raise
+    first."""
     if check:
         check(text)
     d = os.path.dirname(os.path.abspath(path))
@@ -132,7 +151,7 @@ def write_atomic(path, text, check=None):
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, umask_mode())            # mkstemp's 0600: as open(path, 'w') would make it
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -647,18 +666,21 @@ def report(argv):
                          'output': 'Files or programs of the kit changed while check-all ran:\n'
                                    + '\n'.join([tamper_note(c) for c in changes] + problems)
                                    + '\nThe grade of this run is 0.'})
-    msg += '%d of %d points. The student\'s %d tests: %d passed, %d failed, %d not graded (skipped). ' % (
+    # first the tests as the console's closing line counts them (every test:
+    # the student's, the kit's checks, the optional exercises; and what
+    # Gradescope counts in "tests"), then the student's, which make the score
+    msg += '%d tests, as the console\'s closing line counts them: %d passed, %d failed, %d skipped. ' % (
+        cs['tests'] + ck['tests'] + co['tests'] + (1 if tampered else 0), T['p'], fails_all, T['s'])
+    msg += 'Score: %d of %d points, from the student\'s %d tests: %d passed, %d failed, %d not graded (skipped). ' % (
         score, T['pos'], cs['tests'], cs['passed'], cs['failed'], cs['skipped'])
-    msg += 'The kit\'s own %d checks ("kit: ...", worth nothing): %d passed, %d failed, %d skipped. ' % (
+    msg += 'The kit\'s own %d checks ("kit: ...", worth nothing): %d passed, %d failed, %d skipped.' % (
         ck['tests'], ck['passed'], ck['failed'], ck['skipped'])
     if co['tests']:
-        msg += ('The optional exercises\' %d tests ("optional: ...", apart from the score): %d of %d points, '
-                '%d passed, %d failed, %d skipped. ' % (co['tests'], T['oe'], T['opos'], co['passed'],
-                                                        co['failed'], co['skipped']))
+        msg += (' The optional exercises\' %d tests ("optional: ...", apart from the score): %d of %d points, '
+                '%d passed, %d failed, %d skipped.' % (co['tests'], T['oe'], T['opos'], co['passed'],
+                                                      co['failed'], co['skipped']))
     if tampered:
-        msg += 'The check that the kit did not change during the run: FAILED. '
-    msg += 'All %d, as the console\'s closing line counts them: %d passed, %d failed, %d skipped.' % (
-        cs['tests'] + ck['tests'] + co['tests'] + (1 if tampered else 0), T['p'], fails_all, T['s'])
+        msg += ' The check that the kit did not change during the run: FAILED.'
     if NGT:
         msg += (' NOT GRADED: %d tests (%d points) did not run (%s); they count as failed with 0 points here.'
                 % (NGT, NGP, ngwhy))
@@ -682,9 +704,237 @@ def arg_text(s):
     return os.fsencode(s).decode('utf-8', 'backslashreplace')
 
 
+# ---------------------------------------------------------------- a student's report
+
+def read_log(path, cap=64 << 10, lines=200):
+    """(text, cut) of the regular file at path, never through a symbolic
+    link: whole if it has at most 'lines' lines and cap bytes, else its
+    first lines (a compiler's first error) and its last ones, about half
+    each, a line between saying how much was left out (text: UTF-8, a byte
+    that is not, U+FFFD); (None, False) if it is absent or not a regular
+    file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
+    except OSError:
+        return None, False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, False
+
+        def read_at(off, n):
+            os.lseek(fd, off, os.SEEK_SET)
+            data = b''
+            while len(data) < n:
+                b = os.read(fd, n - len(data))
+                if not b:
+                    break
+                data += b
+            return data
+        size = st.st_size
+        if size <= cap:
+            head, tail, gap = read_at(0, size), b'', 0
+        else:
+            head, tail = read_at(0, cap // 2), read_at(size - cap // 2, cap // 2)
+            gap = size - len(head) - len(tail)
+    finally:
+        os.close(fd)
+
+    def split(b):
+        ls = b.decode('utf-8', 'replace').split('\n')
+        if ls and ls[-1] == '':
+            ls.pop()
+        return ls
+    if gap == 0:
+        ls = split(head)
+        if len(ls) <= lines:
+            return '\n'.join(ls) + ('\n' if ls else ''), False
+        first, last = ls[:lines // 2], ls[-(lines // 2):]
+        left = '... %d lines left out ...' % (len(ls) - len(first) - len(last))
+    else:
+        first = split(head)[:-1][:lines // 2]          # whole lines only
+        last = split(tail)[1:][-(lines // 2):]
+        left = '... %d bytes left out ...' % gap
+    return '\n'.join(first + [left] + last) + '\n', True
+
+
+_UNSAFE = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]')
+
+
+def h(text, cap=None):
+    """Text of the student's (or of their tests) as HTML: escaped (quotes
+    too), control characters but newlines and tabs as U+FFFD, cut to cap
+    characters (the cut said)."""
+    text = fix_surrogates(text)
+    more = ''
+    if cap is not None and len(text) > cap:
+        more = '\n... (%d more characters)' % (len(text) - cap)
+        text = text[:cap]
+    return html.escape(_UNSAFE.sub('\ufffd', text + more), quote=True)
+
+
+def report_name(student, taken):
+    """A file name for the student's report: the name where it is plain
+    (letters, digits, '.', '_', '-', not starting with '.' or '-'), else a
+    plain form of it and a hash of the name; a hash too where another
+    student's report has the name (the case ignored)."""
+    safe = re.sub(r'[^A-Za-z0-9._-]', '_', student)[:80]
+    digest = hashlib.sha256(student.encode('utf-8', 'surrogateescape')).hexdigest()[:12]
+    if safe != student or not safe or safe[0] in '.-':
+        safe = (safe.lstrip('.-')[:60] or 'student') + '-' + digest
+    if safe.lower() + '.html' in taken:
+        safe = safe + '-' + digest
+    return safe + '.html'
+
+
+CSS = ('body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}'
+       'table{border-collapse:collapse;margin:.6em 0;font-size:.9em}'
+       'td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}'
+       'th{background:#f0f0f0}td.n{text-align:right;white-space:nowrap}'
+       'pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:.85em}'
+       'pre.log{background:#f6f6f6;border:1px solid #ddd;padding:.5em}'
+       '.full{color:#060;font-weight:bold}.lost{color:#a00;font-weight:bold}')
+
+
+def class_report(res, student, logs, reports_dir, flags, tamper):
+    """The student's report (HTML) in reports_dir; returns its file name."""
+    names = []
+    try:
+        names = sorted(os.listdir(res))
+    except OSError:
+        pass
+    runners = sorted({n[:-4] for n in names if n.endswith('.tsv')} |
+                     {n[:-5] for n in names if n.endswith('.fail')})
+    lost, skipped, optional, kitfail = [], [], [], []
+    E = P = 0
+    graded = os.path.isfile(os.path.join(res, 'summary.json'))
+    for r in runners:
+        _, rows = read_tsv(os.path.join(res, r + '.tsv')) if (r + '.tsv') in names else ([], [])
+        for x in rows:
+            x['runner'] = r if not x['runner'] else x['runner']
+            if x['kind'] == 'kit':
+                if x['status'] == 'FAIL':
+                    kitfail.append(x)
+            elif x['kind'] == 'optional':
+                optional.append(x)
+            elif r != 'common':
+                E += x['earned']
+                P += x['possible']
+                if x['status'] == 'SKIP':
+                    skipped.append(x)
+                elif x['status'] != 'PASS' or x['earned'] < x['possible']:
+                    lost.append(x)
+    score = 0 if tamper else E
+    out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
+           '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
+           '<title>grade report: %s</title>' % h(student, 200), '<style>%s</style></head><body>' % CSS,
+           '<h1>Grade report: %s</h1>' % h(student, 500)]
+    fails = {}
+    for r in runners:
+        if (r + '.fail') in names:
+            fails[r] = first_line(os.path.join(res, r + '.fail')) or ''
+
+    def here(text, r):
+        """A message with the paths of the scratch copy (tests/results/, gone
+        once graded) made those of this page or of the logs kept."""
+        if 'build.log' in fails.get(r, ''):
+            text = text.replace('see tests/results/%s.build.log' % r, 'see its build log below')
+        return text.replace('see tests/results/', 'see %s/' % logs)
+
+    def msg(x):
+        return here(x['detail'] + ('\n' if x['detail'] and x['output'] else '') + x['output'], x['runner'])
+    if not graded and not lost and not P:
+        out.append('<p class="lost">No grade: the tests did not run to their end (see the flags below).</p>')
+    elif tamper:
+        out.append('<p class="lost">TAMPERED: the kit changed during the run: this run scores 0 '
+                   '(its tests measured %d of %d points).</p>' % (E, P))
+    elif score == P and P > 0 and not skipped:
+        out.append('<p class="full">Full marks: %d/%d points.</p>' % (score, P))
+    else:
+        out.append('<p class="lost">%d/%d points: %d lost in %d test%s%s.</p>' % (
+            score, P, sum(x['possible'] - x['earned'] for x in lost), len(lost), '' if len(lost) == 1 else 's',
+            '; %d not graded (%d tests)' % (sum(x['possible'] for x in skipped), len(skipped)) if skipped else ''))
+    if flags:
+        out.append('<h2>Flags</h2><ul>')
+        out += ['<li><pre>%s</pre></li>' % h(f, 8000) for f in flags]
+        out.append('</ul>')
+    if fails:
+        out.append('<h2>Runners that scored 0</h2><ul>')
+        for r, why in fails.items():
+            why = here(why, r)
+            out.append('<li><b>%s</b>: %s</li>' % (h(r, 200), h(why, 2000)))
+        out.append('</ul>')
+    out.append('<h2>Tests that lost points</h2>')
+    if lost:
+        out.append('<table><tr><th>test</th><th>points lost</th><th>status</th><th>message</th></tr>')
+        for x in lost:
+            out.append('<tr><td>%s/%s/%s</td><td class="n">%d of %d</td><td>%s</td><td><pre>%s</pre></td></tr>' % (
+                h(x['runner'], 200), h(x['suite'], 200), h(x['test'], 200), x['possible'] - x['earned'],
+                x['possible'], h(x['status'], 20), h(msg(x), 4000)))
+        out.append('</table>')
+    else:
+        out.append('<p>None.</p>')
+    if skipped:
+        out.append('<h2>Tests not graded</h2><p>They did not run here (no usable GPU, or a tool missing): '
+                   'they earn nothing in this grade; grade them on a machine that can run them.</p>')
+        out.append('<table><tr><th>test</th><th>points</th><th>why</th></tr>')
+        for x in skipped:
+            out.append('<tr><td>%s/%s/%s</td><td class="n">%d</td><td><pre>%s</pre></td></tr>' % (
+                h(x['runner'], 200), h(x['suite'], 200), h(x['test'], 200), x['possible'],
+                h(skip_reason(x['detail']), 2000)))
+        out.append('</table>')
+    if optional:
+        oe, op = sum(x['earned'] for x in optional), sum(x['possible'] for x in optional)
+        out.append('<h2>Optional exercises (apart: not part of the score)</h2>')
+        out.append('<p>%d/%d points.</p>' % (oe, op))
+        out.append('<table><tr><th>test</th><th>points</th><th>status</th><th>message</th></tr>')
+        for x in optional:
+            out.append('<tr><td>%s/%s/%s</td><td class="n">%d/%d</td><td>%s</td><td><pre>%s</pre></td></tr>' % (
+                h(x['runner'], 200), h(x['suite'], 200), h(x['test'], 200), x['earned'], x['possible'],
+                h(x['status'], 20), h(msg(x), 2000)))
+        out.append('</table>')
+    if kitfail:
+        out.append('<h2>The kit\'s own checks that failed</h2><p>Not the student\'s code and not part of '
+                   'the score: the kit is broken on the grading machine.</p><ul>')
+        out += ['<li>%s/%s/%s: <pre>%s</pre></li>' % (h(x['runner'], 200), h(x['suite'], 200), h(x['test'], 200),
+                                                      h(msg(x), 1000)) for x in kitfail]
+        out.append('</ul>')
+    for r in runners:
+        if 'build.log' not in fails.get(r, ''):
+            continue
+        text, cut = read_log(os.path.join(res, r + '.build.log'))
+        out.append('<h2>Build log: %s</h2>' % h(r, 200))
+        if text is None:
+            out.append('<p>No build log was kept.</p>')
+        else:
+            out.append('<p>%s (kept whole in <code>%s</code>):</p>' % (
+                'Its first and last lines' if cut else 'The whole log', h(os.path.join(logs, r + '.build.log'), 2000)))
+            out.append('<pre class="log">%s</pre>' % h(text))
+    if not graded:
+        text, cut = read_log(os.path.join(logs, 'check-all.log'), 32 << 10, 120)
+        if text:
+            out.append('<h2>The end of check-all\'s log</h2><p>%s:</p><pre class="log">%s</pre>' % (
+                h(os.path.join(logs, 'check-all.log'), 2000), h(text)))
+    out.append('<p>Every log of this student: <code>%s</code>.</p>' % h(logs, 2000))
+    out.append('</body></html>')
+    taken = set()
+    try:
+        taken = {n.lower() for n in os.listdir(reports_dir)}
+    except OSError:
+        pass
+    name = report_name(student, taken)
+    write_atomic(os.path.join(reports_dir, name), '\n'.join(out) + '\n')
+    return name
+
+
 def class_row(argv):
-    if '--' not in argv or argv.index('--') < 3:
-        print('grade_report: class-row RESULTS STUDENT ROWS STEP... -- FLAG...', file=sys.stderr)
+    opts = {}
+    while argv and argv[0] in ('--report-dir', '--logs') and len(argv) > 1:
+        opts[argv[0]] = argv[1]
+        argv = argv[2:]
+    if '--' not in argv or argv.index('--') < 3 or ('--report-dir' in opts) != ('--logs' in opts):
+        print('grade_report: class-row [--report-dir DIR --logs LOGS] RESULTS STUDENT ROWS STEP... -- FLAG...',
+              file=sys.stderr)
         return 2
     k = argv.index('--')
     res, student, rows_path = argv[0], arg_text(argv[1]), argv[2]
@@ -720,6 +970,8 @@ def class_row(argv):
     row = {'student': student,
            'steps': {s: '%d/%d' % (e.get(s, 0), p.get(s, 0)) for s in steps},
            'total': '%d/%d' % (E, P), 'not_graded': NG, 'flags': '; '.join(flags)}
+    if '--report-dir' in opts:
+        row['report'] = class_report(res, student, opts['--logs'], opts['--report-dir'], flags, bool(changes))
     with open(rows_path, 'a', encoding='utf-8') as f:
         f.write(json.dumps(row) + '\n')
     line = ','.join([row['steps'][s] for s in steps] + [row['total'], str(NG)])
@@ -732,18 +984,30 @@ def class_csv(argv):
     if len(argv) < 2:
         print('grade_report: class-csv ROWS OUT STEP...', file=sys.stderr)
         return 2
+    reports = None
+    if len(argv) > 1 and argv[0] == '--reports':
+        reports, argv = argv[1], argv[2:]
+    if len(argv) < 2:
+        print('grade_report: class-csv [--reports DIR] ROWS OUT STEP...', file=sys.stderr)
+        return 2
     rows_path, out_path, steps = argv[0], argv[1], [arg_text(s) for s in argv[2:]]
+    link = None
+    if reports is not None:
+        link = os.path.relpath(os.path.abspath(reports), os.path.dirname(os.path.abspath(out_path)))
     rows = []
     for line in (read_text(rows_path) or '').split('\n'):
         if line:
             rows.append(json.loads(line))
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator='\n')
-    w.writerow(['student'] + steps + ['total', 'not_graded', 'flags'])
-    want = [['student'] + steps + ['total', 'not_graded', 'flags']]
+    head = ['student'] + steps + ['total', 'not_graded', 'flags'] + (['report'] if link is not None else [])
+    w.writerow(head)
+    want = [head]
     for r in rows:
         fields = [r['student']] + [r['steps'].get(s, '0/0') for s in steps] + \
                  [r['total'], str(r['not_graded']), r['flags']]
+        if link is not None:
+            fields.append(os.path.join(link, r['report']) if r.get('report') else '')
         w.writerow(fields)
         want.append(fields)
 

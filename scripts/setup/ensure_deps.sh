@@ -3,6 +3,13 @@
 # are there, installing what is missing when it can (root, or sudo without a
 # password); otherwise it prints the exact command to run and exits 2.
 #
+# What is missing is installed group by group (one apt-get install a WHAT
+# below), so that a package another distribution names differently (Debian's
+# chromium is Ubuntu's chromium-browser) fails its own group only: the
+# others are installed all the same.  A group that fails is named, with the
+# command for the distributions that name its packages differently
+# (alt_cmds below), and the script exits 1 at the end.
+#
 #   WHAT       packages              needed by
 #   png        libpng-dev pkg-config  every build (frames, --render)
 #   cunit      libcunit1-dev          the tests (make check-all, make -C stepNN check)
@@ -19,6 +26,8 @@
 #   scripts/setup/ensure_deps.sh --list WHAT...   print the packages, one a line
 #
 # CUNIT_PREFIX=/path/usr counts as "CUnit is there" when its header exists.
+# Exit: 0 everything there, 1 a group could not be installed (the others
+# were), 2 bad usage or missing packages and no right to install them.
 # .ci/run installs the same packages; tests/suite_docs.c checks that the
 # README's set-up and .ci/run name every package of `--list all`.
 set -euo pipefail
@@ -65,8 +74,22 @@ present() {
     grade) command -v python3 >/dev/null 2>&1 ;;
     gnuplot) command -v gnuplot >/dev/null 2>&1 ;;
     ffmpeg) command -v ffmpeg >/dev/null 2>&1 ;;
-    chromium) command -v chromium >/dev/null 2>&1 ;;
+    chromium) command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ;;
     *) local p; for p in $(pkgs_of "$1"); do dpkg -s "$p" >/dev/null 2>&1 || return 1; done ;;
+  esac
+}
+
+# The commands of the distributions that name a group's packages otherwise
+# than Debian 12 (whose names pkgs_of gives): one "DISTRIBUTION: COMMAND" a
+# line, printed when the group fails.
+alt_cmds() {
+  case $1 in
+    chromium) echo "Ubuntu: sudo apt-get install -y chromium-browser"
+              echo "Fedora: sudo dnf install -y chromium" ;;
+    tsan) echo "Ubuntu 22.04: sudo apt-get install -y clang-14 libomp-14-dev llvm-14 (ThreadSanitizer's runtime comes with clang-14)" ;;
+    png) echo "Fedora: sudo dnf install -y libpng-devel pkgconf-pkg-config" ;;
+    cunit) echo "Fedora: sudo dnf install -y CUnit-devel" ;;
+    gnuplot) echo "Fedora: sudo dnf install -y gnuplot" ;;
   esac
 }
 
@@ -80,9 +103,11 @@ if [ $list = 1 ]; then
   for w in "${whats[@]}"; do for p in $(pkgs_of "$w"); do echo "$p"; done; done | awk '!seen[$0]++'
   exit 0
 fi
-missing=()
+missing=() groups=()
 for w in "${whats[@]}"; do
   present "$w" && continue
+  [[ " ${groups[*]} " == *" $w "* ]] && continue
+  groups+=("$w")
   for p in $(pkgs_of "$w"); do missing+=("$p"); done
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
@@ -92,7 +117,19 @@ else
   echo "missing ${missing[*]}: run  sudo apt-get install -y ${missing[*]}  (or, for CUnit without root: unpack the .deb and use make check-all CUNIT_PREFIX=DIR/usr)" >&2
   exit 2
 fi
-echo "ensure_deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >&2
-$sudo apt-get install -y -qq "${missing[@]}" >&2
+$sudo apt-get update -qq >&2 || echo "ensure_deps: apt-get update failed; installing from the package lists there are" >&2
+failed=()
+for w in "${groups[@]}"; do
+  read -r -a pk <<< "$(pkgs_of "$w")"
+  echo "ensure_deps: installing $w: ${pk[*]}" >&2
+  if ! $sudo apt-get install -y -qq "${pk[@]}" >&2; then
+    failed+=("$w")
+    echo "ensure_deps: the group '$w' was not installed (apt-get install ${pk[*]} failed; the other groups go on)" >&2
+    alt_cmds "$w" | sed 's/^/ensure_deps:   on /' >&2
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "ensure_deps: not installed: ${failed[*]} (of ${groups[*]}); see above for the command on other distributions" >&2
+  exit 1
+fi

@@ -333,7 +333,9 @@ def main(argv):
         tmpf = write + '.tmp'
         with open(tmpf, 'w', encoding='utf-8') as f:
             f.write(intro + out)
-        os.chmod(tmpf, 0o644)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmpf, 0o666 & ~mask)          # as open() makes a new file, whatever an old .tmp had
         os.replace(tmpf, write)
     else:
         sys.stdout.write(out)

@@ -18,7 +18,7 @@
 # page checks it when opened with #nb-check (scripts/tables/report_check.sh does,
 # in headless Chromium); without that it does nothing.
 # Output: REPORT (default report/index.html), written to a temporary file
-# beside it and renamed.  Exit 0 written, 2 bad usage, 3 it could not be
+# beside it and renamed, mode 0666 less the umask (as `> FILE` would make it).  Exit 0 written, 2 bad usage, 3 it could not be
 # written.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
@@ -205,6 +205,7 @@ window.addEventListener('load', function () {
 </body></html>
 CHECK
 } > "$tmp"
+chmod "$(nb_out_mode)" "$tmp"     # (mktemp's 0600 would keep the page from everyone else)
 sync "$tmp" 2>/dev/null || true
 mv -f "$tmp" "$OUTFILE" || { echo "report: cannot write $OUTFILE" >&2; exit 3; }
 echo "report: wrote $OUTFILE ($(du -k "$OUTFILE" | cut -f1) KiB: $nt tables, $np plots, ${#frames[@]} frames); check it with make report-check" >&2
