@@ -364,8 +364,7 @@ static int command_line(int argc, char **argv, const nb_step **step, double thet
 {
     const char *prog = (*step)->name;
     char theta_text[48] = "";
-    if (theta > 0)
-        snprintf(theta_text, sizeof theta_text, (*step)->cpu_variant ? "%g; 0.5 with --cpu" : "%g", theta);
+    if (theta > 0) snprintf(theta_text, sizeof theta_text, (*step)->cpu_variant ? "%g; 0.5 with --cpu" : "%g", theta);
     nb_options_theta_help(theta_text);
     /* one command line (and one --help) for a program and its --cpu variant;
      * an option of only one of the two tables is refused with the other */

@@ -120,8 +120,7 @@ static const opt_row nb_opts[] = {
       .help = "watch the run live in a window (OpenGL; keys below), closed after the last step; not with "
               "--bench, --csv, --render" },
     { .name = "view-hold", .kind = K_FLAG, .field = F(view_hold),
-      .help = "--view, and keep the window open when the steps are done (until q, Esc or closed); "
-              "without it the window closes after the last step" },
+      .help = "--view, and keep the window open when the steps are done (until q, Esc or closed)" },
     { .name = "view-size", .kind = K_STR, .field = F(view_size), .def.s = "1024x768", .meta = "WxH",
       .help = "the window's size in pixels, each in [64, 8192]" },
     { .name = "serve", .kind = K_INT, .field = F(serve_port), .lo = 0, .hi = 65535, .def.i = -1,
@@ -157,12 +156,7 @@ void nb_options_default(nb_options *o)
 }
 
 static char theta_help[48];          /* nb_options_theta_help() */
-
-void nb_options_theta_help(const char *text)
-{
-    snprintf(theta_help, sizeof theta_help, "%s", text ? text : "");
-}
-
+void nb_options_theta_help(const char *text) { snprintf(theta_help, sizeof theta_help, "%s", text ? text : ""); }
 static void default_text(const opt_row *d, char *buf, size_t len)
 {
     buf[0] = '\0';

@@ -88,8 +88,7 @@ void nb_options_default(nb_options *o);
 int nb_parse_options(int argc, char **argv, unsigned options, const char *prog,
                      nb_options *o);
 void nb_print_help(FILE *out, const char *prog, unsigned options);
-/* --help's default for --theta where the program's is not the option's 0.5
- * (nb_main_theta(): "1; 0.5 with --cpu"); "" restores the option's. */
+/* --help's default for --theta where it is not 0.5 (nb_main_theta()); "": 0.5 */
 void nb_options_theta_help(const char *text);
 /* A program with a --cpu variant parses with the options of both of its
  * tables; once nb_main() has picked the table that runs, an option given

@@ -127,11 +127,8 @@ typedef struct nb_step {
 /* The whole program: parse, generate/load, run, bench, check, save, render.
  * Returns the exit code (after printing one line on stderr if non-zero). */
 int nb_main(int argc, char **argv, const nb_step *step);
-/* nb_main() with another default --theta (theta > 0) for the table that runs
- * without --cpu: a tuned tree's best operating point at the lesson's accuracy
- * bound; its --cpu variant keeps the option's 0.5.  --help prints it. */
+/* nb_main(), the default --theta (not --cpu's) theta > 0: a tuned tree's best; --help says it */
 int nb_main_theta(int argc, char **argv, const nb_step *step, double theta);
-
 
 #ifdef __cplusplus
 }

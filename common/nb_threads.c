@@ -31,26 +31,18 @@ int nb_threads_start(int threads, const char *hint)
     return NB_OK;
 }
 
-/* Here, not in nb_driver.c: a step's code (its info()) calls it, and the
- * grader's workers link that code without nb_main() and its --check
- * references (tests/nb_worker.c). */
+/* not in nb_driver.c: the grader's workers link no nb_main(), no reference */
 void nb_cpu_model(char *buf, size_t len)
 {
+    char line[512], *c;
     snprintf(buf, len, "unknown CPU");
     FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "model name", 10)) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ') c++;
-                c[strcspn(c, "\n")] = '\0';
-                snprintf(buf, len, "%s", c);
-            }
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10) && (c = strchr(line, ':'))) {
+            c += strspn(c + 1, " ") + 1;
+            c[strcspn(c, "\n")] = '\0';
+            snprintf(buf, len, "%s", c);
             break;
         }
-    }
-    fclose(f);
+    if (f) fclose(f);
 }

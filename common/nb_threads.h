@@ -18,8 +18,7 @@ extern "C" {
  * <hint>".  threads <= 1: nothing to start. */
 int nb_threads_start(int threads, const char *hint);
 
-/* The CPU model name (/proc/cpuinfo), for nb_run_info.device on CPU steps;
- * "unknown CPU" where it cannot be read. */
+/* The CPU model name (/proc/cpuinfo; "unknown CPU"), nb_run_info.device of a CPU step. */
 void nb_cpu_model(char *buf, size_t len);
 
 #ifdef __cplusplus

@@ -23,33 +23,20 @@ void nb_ref_set_threads(int threads) { ref_threads = threads > 0 ? threads : 0; 
 static int team(void) { return ref_threads > 0 ? ref_threads : omp_get_max_threads(); }
 
 static uint64_t sample_seed;          /* nb_ref_sample_seed() */
-
 void nb_ref_sample_seed(uint64_t seed) { sample_seed = seed; }
 
 static uint64_t mix64(uint64_t x)       /* splitmix64's finalizer */
-{
-    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
+{ x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL; x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL; return x ^ (x >> 31); }
 
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx)
 {
-    if (n <= max_samples) {
-        for (int64_t i = 0; i < n; i++) idx[i] = i;
-        return n;
-    }
-    if (!sample_seed) {                 /* evenly spread over [0, n), first and last included */
-        for (int64_t k = 0; k < max_samples; k++)
-            idx[k] = (int64_t)((double)k * (double)(n - 1) / (double)(max_samples - 1) + 0.5);
-        return max_samples;
-    }
-    /* one body drawn from each of max_samples equal slices of [0, n) */
-    for (int64_t k = 0; k < max_samples; k++) {
-        int64_t lo = k * n / max_samples, hi = (k + 1) * n / max_samples;
-        idx[k] = lo + (int64_t)(mix64(sample_seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(k + 1)) % (uint64_t)(hi - lo));
-    }
-    return max_samples;
+    const int64_t m = n <= max_samples ? n : max_samples;
+    for (int64_t k = 0; k < m; k++)   /* all; evenly spread, the ends included; one of each m-th, seeded */
+        idx[k] = n <= max_samples ? k
+               : !sample_seed ? (int64_t)((double)k * (double)(n - 1) / (double)(m - 1) + 0.5)
+               : k * n / m + (int64_t)(mix64(sample_seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(k + 1)) %
+                                       (uint64_t)((k + 1) * n / m - k * n / m));
+    return m;
 }
 
 /* The direct sum of targets idx[0..count) against all n sources at

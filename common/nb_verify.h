@@ -47,11 +47,8 @@ void nb_ref_set_threads(int threads);
 /* Evenly spread sample of target indices: all of them when n <= max_samples.
  * idx must hold min(n, max_samples) entries; returns the count. */
 int64_t nb_ref_sample(int64_t n, int64_t max_samples, int64_t *idx);
-/* seed 0 (the default): nb_ref_sample() spreads its bodies evenly, the
- * same ones every run (the programs' --check).  Another seed: one body drawn
- * from each of max_samples equal slices of [0, n), where the seed says.
- * The grader draws the seed at random in every runner (tests/nb_grade.c),
- * so that a step's code cannot know which bodies are compared. */
+/* seed 0 (the default, --check): nb_ref_sample() spreads its bodies evenly; another: one from
+ * each of max_samples equal slices of [0, n), where the seed says (the grader's, drawn anew). */
 void nb_ref_sample_seed(uint64_t seed);
 
 /* a_ref for targets idx[0..count) against all n sources, double precision. */

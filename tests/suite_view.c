@@ -752,7 +752,14 @@ static int window_run(run *r, int S, const char *ev, char *report, size_t len)
     r->o.view_size = size;
     r->o.view_w = r->o.view_h = S;
     setenv("NB_VIEW_EVENTS", ev, 1);
+    /* the view's own lines (its keys) into the test's output, not the runner's stderr */
+    fflush(stdout);
+    fflush(stderr);
+    int saved = dup(2);
+    if (saved >= 0) dup2(1, 2);
     int rc = nb_view_run(&r->sim, report, len);
+    fflush(stderr);
+    if (saved >= 0) { dup2(saved, 2); close(saved); }
     unsetenv("NB_VIEW_EVENTS");
     return rc;
 }
