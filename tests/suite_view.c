@@ -950,6 +950,9 @@ static void t_window_hold(void)
     rm_dir(dir);
 }
 #else /* no OpenGL in this build: the suites that need it are skipped */
+static void t_sums_exact(void) {}
+static void t_storage_limit(void) {}
+static void t_edges_extremes(void) {}
 static void t_two_bodies(void) {}
 static void t_gl_is_cpu_splatter(void) {}
 static void t_tree_lines(void) {}
