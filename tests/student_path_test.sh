@@ -134,9 +134,24 @@ mapfile -t marked < <(sed -n '2,$p' "$kit/.student_kit" | sed 's/ ([0-9]*)$//')
 nregions() { awk -v mode=keep -f "$awk_file" "$top/$1" 3>&1 >/dev/null; }
 
 # the score of a runner's results: E/P over the rows of kind KIND whose suite matches RE
+# (skipped tests' points not graded here: $4 SKIP)
 score_of() {  # RUNNER KIND RE
-  awk -F'\t' -v kind="$2" -v re="$3" 'NR > 1 && $NF == kind && $2 ~ re { e += $5; p += $6 } END { printf "%d/%d\n", e, p }' \
+  awk -F'\t' -v kind="$2" -v re="$3" 'NR > 1 && $NF == kind && $2 ~ re { e += $5; p += $6 }
+    NR > 1 && $NF == kind && $2 ~ re && $4 == "SKIP" { s += $6 } END { printf "%d/%d\n", e, p }' \
     "$kit/tests/results/$1.tsv" 2>/dev/null || echo "no results"
+}
+skipped_of() {  # RUNNER KIND RE: the points of the skipped tests (a tool this host lacks)
+  awk -F'\t' -v kind="$2" -v re="$3" 'NR > 1 && $NF == kind && $2 ~ re && $4 == "SKIP" { s += $6 }
+    END { printf "%d\n", s }' "$kit/tests/results/$1.tsv" 2>/dev/null || echo 0
+}
+# compare GOT with the table's WANT where SKIPPED points are not graded here:
+# equal, or (with skipped points) equal once they are added, which is not a
+# pass: it cannot be checked here
+compare() {  # WHAT GOT WANT SKIPPED
+  if [ "$2" = "$3" ]; then ok "$1 $2, as $handout says"
+  elif [ "$4" -gt 0 ] && [ "$(( ${2%/*} + $4 ))/${2#*/}" = "$3" ]; then
+    skip "$1 $2 and $4 points not graded here (a SKIPPED suite: its tools are missing); $handout says $3"
+  else bad "$1 $2, $handout says $3$wrote"; fi
 }
 
 for s in "${steps[@]}"; do
@@ -170,6 +185,15 @@ for s in "${steps[@]}"; do
       ok "$f: mode=fill with no region is the kit's file, with all ($all) the solution"
     else bad "$f: mode=fill with no region is the kit's file, with all ($all) the solution"; fi
   done
+  # a step that links an earlier step's library (USES in its Makefile: step06
+  # uses step05's tree) is graded with that step's regions written
+  for u in $(sed -n 's/^USES *:= *//p' "$top/$s/Makefile"); do
+    for f in "${marked[@]}"; do
+      case "$f" in "$u"/*)
+        awk -v mode=fill -v filled="$(seq -s, 1 "$(nregions "$f")")" -f "$awk_file" "$top/$f" 3>/dev/null > "$kit/$f" ||
+          bad "$s: fill $f, of $u, which it uses" ;; esac
+    done
+  done
   declare -A filled=()
   last_full=""
   while IFS=$'\t' read -r _ _ row label f nums sc cp; do
@@ -192,26 +216,24 @@ for s in "${steps[@]}"; do
     if [ $optional = 1 ]; then m=$(score_of "$s" optional .)
     else m=$(score_of "$s" student .); fi
     mc=$(score_of "$s" student cpu)
+    if [ $optional = 1 ]; then ms=$(skipped_of "$s" optional .); else ms=$(skipped_of "$s" student .); fi
+    mcs=$(skipped_of "$s" student cpu)
     line=$(grep -E "^$s: score " "$tmp/run.log" | head -1)
     printf '     stage %s (%s): %s%s   [%s]\n' "$row" "$label" "$m" "$([ -n "$cp" ] && echo ", --cpu suites $mc")" "$line"
-    [ "$what" = score ] && printf '%s\t%s\tscore\t%s\n' "$handout" "$row" "$m" >> "$measured"
-    [ -n "$cp" ] && printf '%s\t%s\tcpu\t%s\n' "$handout" "$row" "$mc" >> "$measured"
+    [ "$what" = score ] && [ "$ms" = 0 ] && printf '%s\t%s\tscore\t%s\n' "$handout" "$row" "$m" >> "$measured"
+    [ -n "$cp" ] && [ "$mcs" = 0 ] && printf '%s\t%s\tcpu\t%s\n' "$handout" "$row" "$mc" >> "$measured"
     wrote=""; [ $write = 1 ] && wrote=" (--write: the measured score written there)"
-    if [ "$what" = score ]; then
-      if [ "$m" = "$sc" ]; then ok "$s, stage $row ($label): score $m, as $handout says"
-      else bad "$s, stage $row ($label): score $m, $handout says $sc$wrote"; fi
-    fi
-    if [ -n "$cp" ]; then
-      if [ "$mc" = "$cp" ]; then ok "$s, stage $row ($label): --cpu suites $mc, as $handout says"
-      else bad "$s, stage $row ($label): --cpu suites $mc, $handout says $cp$wrote"; fi
-    fi
-    [ $optional = 0 ] && last_full="$row|$label|$m|$mc"
+    [ "$what" = score ] && compare "$s, stage $row ($label): score" "$m" "$sc" "$ms"
+    [ -n "$cp" ] && compare "$s, stage $row ($label): --cpu suites" "$mc" "$cp" "$mcs"
+    [ $optional = 0 ] && last_full="$row|$label|$m|$mc|$ms|$mcs"
   done < <(printf '%s\n' "$rows")
   unset filled
   # full marks at the end (the last row that is not optional), every region filled
-  IFS='|' read -r row label m mc <<< "$last_full"
-  if [ "$what" = score ]; then full=$m; else full=$mc; fi
-  if [ -n "$full" ] && [ "${full%/*}" = "${full#*/}" ] && [ "${full#*/}" -gt 0 ]; then
+  IFS='|' read -r row label m mc ms mcs <<< "$last_full"
+  if [ "$what" = score ]; then full=$m fs=${ms:-0}; else full=$mc fs=${mcs:-0}; fi
+  if [ -n "$full" ] && [ "$fs" -gt 0 ] && [ "$(( ${full%/*} + fs ))" = "${full#*/}" ]; then
+    skip "$s: after the last stage ($label): $full and $fs points not graded here (a SKIPPED suite: its tools are missing)"
+  elif [ -n "$full" ] && [ "${full%/*}" = "${full#*/}" ] && [ "${full#*/}" -gt 0 ]; then
     ok "$s: full marks after the last stage ($label): $full$([ "$what" = cpu ] && echo " (the --cpu suites; the GPU suites SKIPPED: $gpu_why)")"
   else bad "$s: full marks after the last stage ($label): $full"; fi
 done
