@@ -144,11 +144,11 @@ check "mallory: her changed step02 runner was never run (flagged so)" \
   "$tmp" "$(field mallory flags)"
 check "mallory: her during-run changes are kept in .grades/mallory/tampered.txt" \
   grep -q 'tests/manifest.tsv' "$g/mallory/tampered.txt"
-check "o'brien: one row, the name and the flag read back (csv module), full marks" \
+check "o'brien: one row, the name and the flag read back (csv module), full marks, a report column" \
   python3 -c 'import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))
 mine = [r for r in rows if r[0] == "o\"brien, jr\n\\xff"]
-sys.exit(0 if len(rows) == 4 and len(mine) == 1 and len(mine[0]) == 6 and mine[0][3] == "4/4"
+sys.exit(0 if len(rows) == 4 and len(mine) == 1 and len(mine[0]) == 7 and mine[0][3] == "4/4"
          and mine[0][5] == "changed kit files: tests/we\"ird, name.c (added)" else 1)' "$csv"
 echo
 if [ $failed = 0 ]; then echo "grade_tamper_test: PASS ($checks checks)"; exit 0; fi
