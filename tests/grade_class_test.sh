@@ -131,10 +131,12 @@ check "carol: a row below full marks, her hung test failed with the reason (time
   _ "$(row carol)" "$full" "$subs/.grades/carol/check-all.log"
 check "dave: 0, could not be built" \
   bash -c '[[ "$(echo "$1" | cut -d, -f2)" == 0/* ]] && [[ "$1" == *"could not be built"* ]]' _ "$(row dave)"
-check "eve: kept in the box: alice's marks, no flag" \
-  bash -c '[ -n "$1" ] && [ "$(echo "$1" | cut -d, -f2)" = "$2" ] && [ -z "$3" ]' _ "$(row eve)" "$full" "$(field eve flags)"
-check "eve: looked for the instructor's tree and found it hidden" \
-  bash -c 'grep -q "eve: looked for the answers" "$1" && ! grep -q "answers are open to her" "$1"' _ "$subs/.grades/eve/check-all.log"
+# eve's fopen() in a lesson file is refused by the build (scripts/grade/student_lint.sh):
+# her step scores 0 and its build log says why; the answers were never opened
+check "eve: her fopen() refused by the build: 0, could not be built" \
+  bash -c '[[ "$(echo "$1" | cut -d, -f2)" == 0/* ]] && [[ "$1" == *"could not be built"* ]]' _ "$(row eve)"
+check "eve: the build log names the refusal, and the answers were never open to her" \
+  bash -c 'grep -rq "fopen (files, processes or system calls): refused" "$1" && ! grep -rq "answers are open to her" "$1"' _ "$subs/.grades/eve"
 if [ "$students" = 6 ]; then
   check "frank: a file only root may read cannot be built in: 0, could not be built" \
     bash -c '[[ "$(echo "$1" | cut -d, -f2)" == 0/* ]] && [[ "$1" == *"could not be built"* ]]' _ "$(row frank)"

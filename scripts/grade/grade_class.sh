@@ -196,7 +196,7 @@ for s in "${students[@]}"; do
   elif [ $rc != 124 ] && ! grep -q '^check-all: [0-9]* passed' "$log/check-all.log"; then
     rm -f "$res"/*.tsv "$res"/summary.json
   fi
-  cp "$res"/*.json "$res"/*.tsv "$res"/*.fail "$res"/*.build.log "$log/" 2>/dev/null
+  cp "$res"/*.json "$res"/*.tsv "$res"/*.fail "$res"/*.log "$log/" 2>/dev/null
   # what of the kit changed while check-all ran (scripts/grade/check_all.sh)
   [ -s "$res/.integrity/tampered" ] && cp "$res/.integrity/tampered" "$log/tampered.txt"
   # the reasons of the runners that scored 0, their logs named where they are kept

@@ -259,7 +259,9 @@ def check_doc(doc):
             for m in re.finditer(r"`(" + PROG_RE + r"[^`]*)`", unit, re.S):
                 quotes.append((lineno(m.start()), m.group(1)))
         for ln, q in quotes:
-            if not message_known(q):
+            # a kit with the solutions kept (make student-kit KEEP=1, a class's
+            # submissions) has no blanks, so no nb_todo() message: not checked there
+            if not message_known(q) and not (IN_KIT and "is not implemented yet" in q):
                 bad(doc, ln, "quotes a message no source prints: %s" % " ".join(q.split()))
         if kind == "code":
             continue
