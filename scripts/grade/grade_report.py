@@ -685,8 +685,9 @@ def report(argv):
         msg += (' NOT GRADED: %d tests (%d points) did not run (%s); they count as failed with 0 points here.'
                 % (NGT, NGP, ngwhy))
     if T['kf']:
-        msg += (' The kit\'s own checks ("kit: ...", worth nothing) FAILED %d times: the kit is broken on '
-                'this machine.' % T['kf'])
+        msg += (' The kit\'s own checks ("kit: ...", worth nothing) FAILED %d times: they run each step\'s '
+                'program, so a printf or a crash in the student\'s code can fail them, as a kit broken on this '
+                'machine can; their messages say which.' % T['kf'])
     gs = {'score': score, 'output': msg, 'tests': tests}
     write_atomic(os.path.join(d, 'gradescope.json'), layout_gradescope(gs), json_checked(gs))
 
@@ -894,8 +895,9 @@ def class_report(res, student, logs, reports_dir, flags, tamper):
                 h(x['status'], 20), h(msg(x), 2000)))
         out.append('</table>')
     if kitfail:
-        out.append('<h2>The kit\'s own checks that failed</h2><p>Not the student\'s code and not part of '
-                   'the score: the kit is broken on the grading machine.</p><ul>')
+        out.append('<h2>The kit\'s own checks that failed</h2><p>Not part of the score.  They run each '
+                   'step\'s program: a printf or a crash in the student\'s code can fail them, as a kit broken '
+                   'on the grading machine can; the messages say which.</p><ul>')
         out += ['<li>%s/%s/%s: <pre>%s</pre></li>' % (h(x['runner'], 200), h(x['suite'], 200), h(x['test'], 200),
                                                       h(msg(x), 1000)) for x in kitfail]
         out.append('</ul>')
