@@ -38,6 +38,15 @@ static size_t word_cut(const char *s, size_t max)
     return k;
 }
 
+/* one conversion of spec with its value v (any type), its * width and
+ * precision taken from w and prec where the spec has them */
+#define PIECE(v)                                                                                \
+    do {                                                                                        \
+        if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);                  \
+        else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);   \
+        else snprintf(piece, sizeof piece, spec, v);                                            \
+    } while (0)
+
 /* vsnprintf, but a string cut by a precision (%.120s: a program's output
  * quoted) is cut at a word and ends in "...", and so is the whole message
  * where it does not fit: no message ends in the middle of a word.  The
@@ -71,29 +80,14 @@ static void format_words(char *out, size_t size, const char *fmt, va_list ap)
         switch (conv) {
         case '%': snprintf(piece, sizeof piece, "%%"); break;
         case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': {
-            if (!strcmp(length, "ll")) { long long v = va_arg(ap, long long);
-                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
-                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
-                else snprintf(piece, sizeof piece, spec, v); }
-            else if (!strcmp(length, "l") || !strcmp(length, "z") || !strcmp(length, "j") || !strcmp(length, "t")) {
-                long v = va_arg(ap, long);                 /* size_t, intmax_t, ptrdiff_t: long here */
-                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
-                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
-                else snprintf(piece, sizeof piece, spec, v); }
-            else { int v = va_arg(ap, int);
-                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
-                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
-                else snprintf(piece, sizeof piece, spec, v); }
+            if (!strcmp(length, "ll")) PIECE(va_arg(ap, long long));
+            else if (!strcmp(length, "l") || !strcmp(length, "z") || !strcmp(length, "j") || !strcmp(length, "t"))
+                PIECE(va_arg(ap, long));                    /* size_t, intmax_t, ptrdiff_t: long here */
+            else PIECE(va_arg(ap, int));
             break; }
         case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
-            if (!strcmp(length, "L")) { long double v = va_arg(ap, long double);
-                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
-                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
-                else snprintf(piece, sizeof piece, spec, v); }
-            else { double v = va_arg(ap, double);
-                if (star_w && star_p) snprintf(piece, sizeof piece, spec, w, prec, v);
-                else if (star_w || star_p) snprintf(piece, sizeof piece, spec, star_w ? w : prec, v);
-                else snprintf(piece, sizeof piece, spec, v); }
+            if (!strcmp(length, "L")) PIECE(va_arg(ap, long double));
+            else PIECE(va_arg(ap, double));
             break;
         case 'p': snprintf(piece, sizeof piece, "%p", va_arg(ap, void *)); break;
         case 's': {
@@ -119,6 +113,7 @@ static void format_words(char *out, size_t size, const char *fmt, va_list ap)
     memcpy(out, big, keep);
     memcpy(out + keep, cut ? "..." : "", cut ? 4 : 1);
 }
+#undef PIECE
 
 int nb_t_assert(int ok, int fatal, unsigned line, const char *file, const char *fmt, ...)
 {

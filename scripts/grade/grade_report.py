@@ -217,6 +217,23 @@ def read_manifest(path):
     return rows
 
 
+def write_rows_tsv(d, r, rows, nonce):
+    """The runner's TSV, as its grader writes it, for rows made here (a
+    runner that did not run, or a step the build left out)."""
+    tsv = ['#nb-grade\t%s\tnonce=%s\tsandbox=boxed\n' % (escape(r), nonce or 'none')]
+    for x in rows:
+        tsv.append('\t'.join([escape(x['runner']), escape(x['suite']), escape(x['test']), x['status'],
+                              str(x['earned']), str(x['possible']), escape(x['detail']),
+                              escape(x['output']), x['kind']]) + '\n')
+    write_atomic(os.path.join(d, r + '.tsv'), ''.join(tsv))
+
+
+def tests_of(rows):
+    """The JSON report's tests for rows made here: none earned anything."""
+    return [{'suite': x['suite'], 'test': x['test'], 'kind': x['kind'], 'status': x['status'],
+             'points': x['possible'], 'earned': 0, 'detail': x['detail'], 'output': ''} for x in rows]
+
+
 def fail_all(d, r, why, manifest, nonce):
     """Every test of the manifest FAILED with the reason (the kit's checks
     SKIPPED: they could not run, which is not the kit's failure); the
@@ -234,19 +251,12 @@ def fail_all(d, r, why, manifest, nonce):
     if not rows:
         rows.append(dict(runner=r, suite='(runner)', test='(no tests in the manifest)', status='FAIL',
                          earned=0, possible=0, detail=why, output='', kind='student'))
-    tsv = ['#nb-grade\t%s\tnonce=%s\tsandbox=boxed\n' % (escape(r), nonce or 'none')]
-    for x in rows:
-        tsv.append('\t'.join([escape(x['runner']), escape(x['suite']), escape(x['test']), x['status'],
-                              str(x['earned']), str(x['possible']), escape(x['detail']),
-                              escape(x['output']), x['kind']]) + '\n')
-    write_atomic(os.path.join(d, r + '.tsv'), ''.join(tsv))
+    write_rows_tsv(d, r, rows, nonce)
     student = [x for x in rows if x['kind'] == 'student']
     rep = {'runner': r, 'graded': True, 'not_graded_reason': None, 'runner_error': why,
            'passed': 0, 'failed': len(student), 'skipped': len(rows) - len(student), 'points': 0,
            'possible': sum(x['possible'] for x in student), 'not_graded_points': 0,
-           'tests': [{'suite': x['suite'], 'test': x['test'], 'kind': x['kind'], 'status': x['status'],
-                      'points': x['possible'], 'earned': 0, 'detail': x['detail'], 'output': ''}
-                     for x in rows]}
+           'tests': tests_of(rows)}
     write_atomic(os.path.join(d, r + '.json'), layout_lines(rep, 'tests', ' ', '  '), json_checked(rep))
     return rows
 
@@ -258,20 +268,13 @@ def skip_all(d, r, why, manifest, nonce):
     rows = [dict(runner=r, suite=suite, test=test, status='SKIP', earned=0, possible=points,
                  detail='SKIPPED (%s)' % why, output='', kind=kind)
             for (mr, suite, test, points, kind) in manifest if mr == r]
-    tsv = ['#nb-grade\t%s\tnonce=%s\tsandbox=boxed\n' % (escape(r), nonce or 'none')]
-    for x in rows:
-        tsv.append('\t'.join([escape(x['runner']), escape(x['suite']), escape(x['test']), x['status'],
-                              str(x['earned']), str(x['possible']), escape(x['detail']),
-                              escape(x['output']), x['kind']]) + '\n')
-    write_atomic(os.path.join(d, r + '.tsv'), ''.join(tsv))
+    write_rows_tsv(d, r, rows, nonce)
     student = [x for x in rows if x['kind'] == 'student']
     rep = {'runner': r, 'graded': False, 'not_graded_reason': why, 'runner_error': None,
            'passed': 0, 'failed': 0, 'skipped': len(rows), 'points': 0,
            'possible': sum(x['possible'] for x in student),
            'not_graded_points': sum(x['possible'] for x in student),
-           'tests': [{'suite': x['suite'], 'test': x['test'], 'kind': x['kind'], 'status': x['status'],
-                      'points': x['possible'], 'earned': 0, 'detail': x['detail'], 'output': ''}
-                     for x in rows]}
+           'tests': tests_of(rows)}
     write_atomic(os.path.join(d, r + '.json'), layout_lines(rep, 'tests', ' ', '  '), json_checked(rep))
     return rows
 
