@@ -26,10 +26,12 @@ flags=(--headless --no-sandbox --disable-gpu --disable-background-networking --d
 timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$page#nb-check" > "$prof/dom.html" 2> "$prof/err.log"
 rc=$?
 if [ -n "${REPORT_SCREENSHOT:-}" ]; then
-  # a window about as tall as the page (its figures ~900 px, its table rows
-  # ~30 px), so that the screenshot shows all of it; at most 16000 px
-  h=$(awk -v i="$(grep -o '<img ' "$page" | wc -l)" -v r="$(grep -o '<tr>' "$page" | wc -l)" \
-      'BEGIN { h = 1500 + 900 * i + 30 * r; if (h > 16000) h = 16000; printf "%d", h }')
+  # a window about as tall as the page (its figures ~900 px, its frames
+  # ~330 px a row of three, its table rows ~30 px), so that the screenshot
+  # shows all of it and little else; at most 16000 px
+  h=$(awk -v i="$(grep -o '<img ' "$page" | wc -l)" -v f="$(grep -o '<figure ' "$page" | wc -l)" \
+      -v r="$(grep -o '<tr>' "$page" | wc -l)" \
+      'BEGIN { h = 1200 + 900 * f + 330 * int((i - f + 2) / 3) + 30 * r; if (h > 16000) h = 16000; printf "%d", h }')
   timeout 120 "$browser" "${flags[@]}" --window-size=1200,"$h" --screenshot="$REPORT_SCREENSHOT" \
     "file://$page" > /dev/null 2>> "$prof/err.log" || echo "report-check: no screenshot" >&2
 fi
