@@ -147,7 +147,7 @@ if [ "$ESTIMATE" = 1 ]; then
     echo "$(nb_calc "$ETA + $T_CAL") $PRECISION_BUDGET_S $WHAT"
     exit 0
 fi
-echo "precision_table: sizes '$SIZES': $WHAT; budget $(nb_hms "$PRECISION_BUDGET_S") (PRECISION_BUDGET_S); ETA ~$(nb_hms "$ETA") (rates measured here in $(nb_hms "$T_CAL"))" >&2
+echo "precision_table: sizes '$SIZES': $WHAT; budget $(nb_hms "$PRECISION_BUDGET_S") (PRECISION_BUDGET_S); ETA ~$(nb_hms "$ETA") (rates measured here in $(awk -v s="$T_CAL" 'BEGIN { printf "%.1f s", s }'))" >&2
 
 CSV="$NB_TMP/table5_precision.csv"
 ECSV="$NB_TMP/table5_energy.csv"

@@ -249,7 +249,7 @@ range_of() { echo "$1" | awk '{ printf "%s ... %s", $1, $NF }'; }
     echo "tables: sizes '$SIZES' (TABLES=$TABLES; GPU probe: $GPU_PROBE$([ "$SIZES" != small ] || echo "; TABLES=full for the GPU host's sizes")):"
     echo "  tables 1-2 N = $(range_of "$GRID1 $GRID1_EXT"), table 3 N = $(range_of "$GRID3"), $REPEATS runs per cell; table 5: ${PREC_WHAT}"
     echo "  budget $(nb_hms "$(nb_calc "$TABLES_BUDGET_S + $PREC_BUDGET")") (TABLES_BUDGET_S=$TABLES_BUDGET_S for tables 1-3, PRECISION_BUDGET_S=$PREC_BUDGET for table 5)"
-    echo "  ETA ~$(nb_hms "$(nb_calc "$ETA_T + $PREC_ETA + $T_CAL")") (tables 1-3 ~$(nb_hms "$ETA_T"), table 5 ~$(nb_hms "$PREC_ETA")), from the time model calibrated here in $(nb_hms "$T_CAL"): ${CAL_NOTE:-no CPU step built}"
+    echo "  ETA ~$(nb_hms "$(nb_calc "$ETA_T + $PREC_ETA + $T_CAL")") (tables 1-3 ~$(nb_hms "$ETA_T"), table 5 ~$(nb_hms "$PREC_ETA")), from the time model calibrated here in $(awk -v s="$T_CAL" 'BEGIN { printf "%.1f s", s }'): ${CAL_NOTE:-no CPU step built}"
 } >&2
 
 # --- the measurements file -------------------------------------------------------
