@@ -868,9 +868,10 @@ int nb_grade_main(const char *runner, int argc, char **argv)
                opt_possible);
     if (kit_possible)
         printf("%s: the kit's own checks %d/%d points%s\n", runner, kit_earned, kit_possible,
-               kit_failed ? " (not part of the score): they run this step's program, so a printf or a crash in"
-                          " the student's code can fail them as a broken kit can; their FAIL lines say which"
-                          : " (not part of the score)");
+               !kit_failed ? " (not part of the score)"
+               : possible ? " (not part of the score): they run this step's program, so a printf or a crash in"
+                            " the student's code can fail them as a broken kit can; their FAIL lines say which"
+               : ": the KIT is broken here (no student code runs in these checks)");
     printf("%s: %d passed, %d failed, %d skipped\n", runner, passed, failed, skipped);
     int require = not_graded && getenv("NB_GRADE_REQUIRE_GPU") && strcmp(getenv("NB_GRADE_REQUIRE_GPU"), "0");
     if (require) printf("%s: NB_GRADE_REQUIRE_GPU is set and this runner is not graded: exit 1\n", runner);

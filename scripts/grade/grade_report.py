@@ -602,7 +602,8 @@ def report(argv):
         score, T['pos'], (' (%d NOT GRADED)' % NG if NGR else ''),
         (' -- TAMPERED: the kit changed during the run, the grade of this run is 0' if tampered else ''),
         T['ke'], T['kpos'],
-        (", %d FAILED: the kit itself is broken here, not the student's code" % T['kf'] if T['kf']
+        (", %d FAILED (not part of the score): a broken kit, or a printf or a crash in the student's code "
+         "(each runner's line says which can be)" % T['kf'] if T['kf']
          else ' (not part of the score)')))
     if optional_line:
         out.append(optional_line)
