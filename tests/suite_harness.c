@@ -264,24 +264,38 @@ static void t_failure_fails(void)
     EXPECT_HAS(out, "score 2/5 points");
 }
 
+/* Under AddressSanitizer (make SANITIZE=1) the selftest's fake segfault
+ * must stay a signal: ASan would report it and exit 1 instead.  Adds
+ * handle_segv=0 to ASAN_OPTIONS, keeping the old value; returns whether
+ * there was one, for segv_restore(). */
+static char saved_asan[512];
+static int segv_stays_a_signal(void)
+{
+    const char *old = getenv("ASAN_OPTIONS");
+    char asan[600];
+    snprintf(asan, sizeof asan, "%s%shandle_segv=0", old ? old : "", old && *old ? ":" : "");
+    snprintf(saved_asan, sizeof saved_asan, "%s", old ? old : "");
+    setenv("ASAN_OPTIONS", asan, 1);
+    return old != NULL;
+}
+
+static void segv_restore(int had)
+{
+    if (had) setenv("ASAN_OPTIONS", saved_asan, 1); else unsetenv("ASAN_OPTIONS");
+}
+
 static void t_crash_exit_hang(void)
 {
     char *argv[] = { (char *)nb_harness_self, "--selftest-crash", NULL };
     setenv("NB_TEST_TIMEOUT", "2", 1);
-    /* under AddressSanitizer (make SANITIZE=1) the fake segfault must stay a
-     * signal: ASan would report it and exit 1 instead */
-    char asan[512], *old_asan = getenv("ASAN_OPTIONS");
-    snprintf(asan, sizeof asan, "%s%shandle_segv=0", old_asan ? old_asan : "", old_asan && *old_asan ? ":" : "");
-    char saved[512];
-    snprintf(saved, sizeof saved, "%s", old_asan ? old_asan : "");
-    setenv("ASAN_OPTIONS", asan, 1);
+    int had_asan = segv_stays_a_signal();
     /* the hang costs its own limit (2 s), not the runner's: the selftest is
      * killed past 60 s (exit 137, failing EXPECT_RC below), 27 times what it
      * takes, idle or loaded (2.1 s, the 2 s limit most of it) -- a hang
      * detector, no bound on its speed */
     int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
     unsetenv("NB_TEST_TIMEOUT");
-    if (old_asan) setenv("ASAN_OPTIONS", saved, 1); else unsetenv("ASAN_OPTIONS");
+    segv_restore(had_asan);
     EXPECT_RC(rc, 1);
     EXPECT_HAS(out, "PASS   2/2   fake_crash/before\n");
     EXPECT_HAS(out, "FAIL   0/3   fake_crash/segv: crashed: SIGSEGV in fake_crash/segv\n");
@@ -330,7 +344,9 @@ static void t_quiet_by_default(void)
     char *gate[] = { (char *)nb_harness_self, "--selftest-gate", NULL };
     setenv("NB_SELFTEST_QUIET", "1", 1);
     setenv("NB_TEST_TIMEOUT", "2", 1);
+    int had_asan = segv_stays_a_signal();
     int rc = nb_t_run_kit(crash, out, sizeof out, err, sizeof err, 60);
+    segv_restore(had_asan);
     unsetenv("NB_TEST_TIMEOUT");
     EXPECT_RC(rc, 1);
     EXPECT_HAS(out, "  FAIL   0/1   fake_crash/talks: 1.5 <= 1.0");
