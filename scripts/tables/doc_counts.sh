@@ -24,7 +24,8 @@
 #    names is in tests/manifest.tsv, every program message it quotes is one
 #    the sources print, every figure after a <!--figure:PATH:REGEX--> marker
 #    is PATH's and its paragraph names PATH, every quoted grade line with
-#    counts is in a file its paragraph names, and the example grades of
+#    counts is in a file its paragraph names, every measured figure (ms,
+#    frames/s, ...) has a file its paragraph names, and the example grades of
 #    handouts/results/examples/ (make examples) have the manifest's points
 #    and tests.
 # --check: print every quote that differs and exit 1; without it the files

@@ -29,10 +29,19 @@ In README.md, docs/*.md, handouts/*.md and handouts/results/*/README.md:
 --check: print each fact that does not hold and exit 1; without it the
 figures after the markers are rewritten from their files (temporary file
 and rename) and the other facts are checked the same way.
---unsourced: also list (not a failure) each paragraph, list item or table
-row with a measured figure (ms, G interactions/s, frames/s, ...) that names
-no file (a table row: nor the paragraph above its table), and none of whose
-figures is after a marker: the figures still to be given their source.
+Every measured figure has its source: a paragraph, list item or table row
+with a measured figure (ms, µs, G interactions/s, frames/s, ...) names a
+file (a link or a path in backticks, or `git show REV:PATH` for a file the
+history keeps; a table row, list item or indented paragraph may lean on the
+top-level paragraph above it), or one of its figures is after a marker; else
+it is a fact that does not hold.  Not measurements: a figure after "≈" (an
+estimate, worked out, not run) or after a limit ("at least", "at most",
+"more than", "less than", ≤, ≥: a target or a rule).  A `git show REV:PATH`
+must be in the history where git has REV (not checked in the student kit or
+a shallow clone without REV).
+
+--unsourced: also list the paragraphs, items and rows with a measured
+figure and no source, with their count.
 """
 import fnmatch
 import glob
@@ -183,8 +192,28 @@ def units(lines):
     return out
 
 
+GIT_SHOW_RE = re.compile(r"`git\s+show\s+([0-9a-f]{7,40}):([\w./-]+)`")
+git_objects = {}
+
+
+def git_has(rev, path=None):
+    """True, False, or None where git cannot tell (no .git: the student kit;
+    a shallow clone without that commit)"""
+    import subprocess
+    key = rev if path is None else rev + ":" + path
+    if key not in git_objects:
+        try:
+            r = subprocess.run(["git", "cat-file", "-e", key + ("^{commit}" if path is None else "")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            git_objects[key] = r.returncode == 0
+        except OSError:
+            git_objects[key] = None
+    return git_objects[key]
+
+
 def named_files(doc, text):
-    """the files a unit names: link targets and paths in backticks that exist"""
+    """the files a unit names: link targets and paths in backticks that exist,
+    and files (or folders) of the history named as `git show REV:PATH`"""
     names = set()
     here = os.path.dirname(doc)
     for t in re.findall(r"\]\(([^)\s#]+)", text) + re.findall(r"`([^`\s]+\.[a-z]+)`", text):
@@ -192,7 +221,19 @@ def named_files(doc, text):
             p = os.path.normpath(os.path.join(base, t))
             if os.path.isfile(p):
                 names.add(p)
+    for rev, path in GIT_SHOW_RE.findall(text):
+        names.add(rev + ":" + path)
     return names
+
+
+def check_git_shows(doc, start, unit):
+    """a `git show REV:PATH` a document names is in the history (where git
+    has REV: not in the student kit, nor in a shallow clone without it)"""
+    for m in GIT_SHOW_RE.finditer(unit):
+        rev, path = m.group(1), m.group(2)
+        if git_has(rev) and not git_has(rev, path.rstrip("/")):
+            bad(doc, start + unit.count("\n", 0, m.start()), "names %s:%s, which the history does not have"
+                % (rev, path))
 
 
 FIGURE_RE = re.compile(r"<!--figure:([^:>]+):(.+?)-->(-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?)?")
@@ -219,6 +260,17 @@ def figure_value(path, rx):
 
 MEASURED_RE = re.compile(r"(?<![\w.])[0-9][0-9.,]*\s?(?:ms|µs|s/step|[GT] interactions/s|GFLOP/s|frames/s|"
                          r"T pulls/s|G pulls/s)(?!\w)")
+# not a measurement: an estimate (≈ 630 ms, ≈ 4–5 ms: worked out, not run) or
+# a limit (at least 2 µs, ≤ 30 µs, more than 10 ms: a target or a rule)
+NOT_MEASURED_RE = re.compile(r"(?:≈|\bat least|\bat most|\bmore than|\bless than|≤|≥|<=|>=)\s*"
+                             r"(?:[0-9][0-9.,]*\s?[–-]\s?)?$")
+
+
+def measured(text):
+    """text states a measured figure (a time or a rate)"""
+    return any(not NOT_MEASURED_RE.search(text[:m.start()]) for m in MEASURED_RE.finditer(text))
+
+
 unsourced = []
 
 
@@ -226,15 +278,18 @@ def check_doc(doc):
     text = open(doc, encoding="utf-8").read()
     lines = text.split("\n")
     changed = False
-    above = set()                      # the files named by the paragraph above a table
+    above = set()                      # the files named by the paragraph above a table or a list
     for start, unit, kind in units(lines):
-        if UNSOURCED and kind == "text":
+        if kind == "text":
+            check_git_shows(doc, start, unit)
             files_here = named_files(doc, unit)
-            if not unit.startswith("|"):
+            # a top-level paragraph (or a heading) introduces the table rows,
+            # list items and indented paragraphs that follow it
+            top_level = not (unit.startswith("|") or unit[:1].isspace()
+                             or re.match(r"(?:[-*]|[0-9]+\.) ", unit))
+            if top_level:
                 above = files_here
-            elif MEASURED_RE.search(unit) and not files_here and not above and "<!--figure:" not in unit:
-                unsourced.append("%s:%d: %s" % (doc, start, " ".join(unit.split())[:100]))
-            if not unit.startswith("|") and MEASURED_RE.search(unit) and not files_here \
+            if measured(unit) and not files_here and (top_level or not above) \
                     and "<!--figure:" not in unit:
                 unsourced.append("%s:%d: %s" % (doc, start, " ".join(unit.split())[:100]))
         def lineno(offset):
@@ -359,7 +414,10 @@ for d in documents():
     check_doc(d)
 check_examples()
 for u in unsourced:
-    print("doc_facts: unsourced: " + u)
+    if UNSOURCED:
+        print("doc_facts: unsourced: " + u)
+    path, line, text = u.split(":", 2)
+    bad(path, int(line), "a measured figure, and no file it is from:%s" % text)
 if UNSOURCED:
     print("doc_facts: %d paragraphs, items or rows with measured figures that name no file" % len(unsourced))
 for p in problems:
