@@ -226,6 +226,13 @@ def named_files(doc, text):
     return names
 
 
+def is_results_file(f):
+    """f holds measurements: a file of a results folder, a log, a CSV or TSV,
+    or a file of the history"""
+    return (":" in f or f.startswith("handouts/results/")
+            or os.path.splitext(f)[1] in (".csv", ".tsv", ".log", ".txt"))
+
+
 def check_git_shows(doc, start, unit):
     """a `git show REV:PATH` a document names is in the history (where git
     has REV: not in the student kit, nor in a shallow clone without it)"""
@@ -282,7 +289,10 @@ def check_doc(doc):
     for start, unit, kind in units(lines):
         if kind == "text":
             check_git_shows(doc, start, unit)
-            files_here = named_files(doc, unit)
+            # a measured figure's source is a file of measurements (a results
+            # folder's, a log, a table of figures) or one of the history
+            # (`git show REV:PATH`), not any file the paragraph happens to name
+            files_here = set(f for f in named_files(doc, unit) if is_results_file(f))
             # a top-level paragraph (or a heading) introduces the table rows,
             # list items and indented paragraphs that follow it
             top_level = not (unit.startswith("|") or unit[:1].isspace()
