@@ -774,11 +774,17 @@ int nb_grade_main(const char *runner, int argc, char **argv)
     int require_box = nb_sandbox_degraded() && getenv("NB_GRADE_REQUIRE_SANDBOX") &&
                       strcmp(getenv("NB_GRADE_REQUIRE_SANDBOX"), "0");
     const char *not_graded = NULL;                     /* the first skip reason */
-    for (int s = 0; s < nsuites; s++) {
+    /* NB_GRADE_FIRST_FAILURE=1 (make mutants in CI: is this mistake caught at
+     * all?): stop at the first failed test; the results then hold only the
+     * tests run, and check-all, which grades every test, unsets it */
+    const char *ff = getenv("NB_GRADE_FIRST_FAILURE");
+    int first_failure = ff && *ff && strcmp(ff, "0");
+    int stopped = 0;
+    for (int s = 0; s < nsuites && !stopped; s++) {
         g_suite *g = &suites[s];
         if (only && !strstr(g->name, only)) continue;
         if (student_only && (g->kit || g->optional)) continue;
-        for (const nb_test *t = g->tests; t->name && nresults < MAX_TESTS; t++) {
+        for (const nb_test *t = g->tests; t->name && nresults < MAX_TESTS && !stopped; t++) {
             g_result *r = &results[nresults++];
             r->suite = g->name;
             r->kit = g->kit;
@@ -823,6 +829,7 @@ int nb_grade_main(const char *runner, int argc, char **argv)
                 run_test_isolated(g, t, r, timeout_s);
             }
             int fail = strcmp(r->status, "PASS") != 0;
+            stopped = fail && first_failure;
             if (!verbose && !fail) continue;
             printf("  %-4s %3d/%-3d %s/%s%s", r->status, r->earned, r->points, r->suite, r->test,
                    fail ? ": " : "");
@@ -831,6 +838,9 @@ int nb_grade_main(const char *runner, int argc, char **argv)
             fflush(stdout);
         }
     }
+    if (stopped)
+        printf("%s: stopped at the first failure (NB_GRADE_FIRST_FAILURE): the tests after it were not run\n",
+               runner);
     if (!verbose)
         for (int k = 0; k < nskips; k++)
             printf("  SKIP   %d test%s (%d points) of %s: %s\n", skips[k].tests, skips[k].tests == 1 ? "" : "s",

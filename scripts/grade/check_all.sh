@@ -67,6 +67,7 @@ if ! flock -n 9; then
   echo "check-all: another check-all is running in this tree (tests/.check-all.lock); wait for it to end" >&2
   exit 2
 fi
+unset NB_GRADE_FIRST_FAILURE   # (the runners' stop at a first failure, for make mutants): a grade runs every test
 nonce=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')   # given to the runners and the grade only
 [ ${#nonce} = 32 ] || { echo "check-all: no secret from /dev/urandom" >&2; exit 2; }
 rm -rf "$res" && mkdir -p "$res"

@@ -69,6 +69,10 @@
 #   of them); MUTANTS_BUILD=1 builds the GPU mutants
 #   even without a GPU (a compile check; still "not run");
 #   MUTANTS_REQUIRE_GPU=1; MUTANTS_KEEP=1 keeps the scratch trees;
+#   MUTANTS_FIRST_FAILURE=1 (CI, where time is short): a mutant killed by any
+#   failed test (no min-lost, not a control, not through check-all) is
+#   graded only up to its first failure (the runner's NB_GRADE_FIRST_FAILURE)
+#   and its line names that test, not every point it would lose;
 #   MUTANTS_SKIP_BASELINE=1 skips grading the unmutated runners (only right
 #   when the same tree was just graded clean, e.g. by check-all in the same
 #   GPU session).
@@ -215,10 +219,11 @@ score() {
 # such code cannot kill this script or whatever started it (a CI run).
 # shellcheck source=scripts/grade/contain.sh
 . "$top/scripts/grade/contain.sh"
-grade() {   # grade TREE RUNNER SUITES -> TREE/tests/results/RUNNER.tsv
-  local d=$1 r=$2 s=$3
+grade() {   # grade TREE RUNNER SUITES [FIRST] -> TREE/tests/results/RUNNER.tsv (FIRST=1: to the first failure)
+  local d=$1 r=$2 s=$3 first=${4:-0}
   rm -f "$d/tests/results/$r.tsv" "$d/tests/results/$r.json"
-  (cd "$d/tests" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" timeout "$run_tmo" "./run_$r" ${s:+"$s"})
+  (cd "$d/tests" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" NB_GRADE_FIRST_FAILURE="$first" \
+     timeout "$run_tmo" "./run_$r" ${s:+"$s"})
 }
 # the runner + suite filter pairs graded here (some mutant of theirs is graded here)
 graded=()
@@ -297,12 +302,14 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
     printf 'NOT-RUN\tneeds a GPU (it builds)\n' > "$out.line"
     [ "${MUTANTS_KEEP:-0}" = 1 ] || rm -rf "$d"; return
   fi
-  local rc=0
+  local rc=0 first=0
   if [ "${modes[$k]}" = check-all ]; then      # the whole pipeline: its checks of the results too
     (cd "$d" && nb_contained env NB_TEST_TIMEOUT="$test_tmo" NB_RUNNER_TIMEOUT="$run_tmo" \
        MAKE="make ${makevars[*]}" bash scripts/grade/check_all.sh "$r") > "$out.log" 2>&1 || rc=$?
   else
-    grade "$d" "$r" "$s" > "$out.log" 2>&1 || rc=$?
+    # killed by any failure: graded to the first one, where asked (see above)
+    [ "${MUTANTS_FIRST_FAILURE:-0}" = 1 ] && [ -z "${maxscore[$k]}" ] && [ "${minlost[$k]:-1}" = 1 ] && first=1
+    grade "$d" "$r" "$s" "$first" > "$out.log" 2>&1 || rc=$?
   fi
   local tsv=$d/tests/results/$r.tsv
   # through check-all, only results that it graded to its closing line count
@@ -339,6 +346,8 @@ one() {   # one K: build and grade mutant K; writes res/NAME.line "STATUS<TAB>de
       else
         printf 'SURVIVED\tscored %d/%d points, more than %d %% (%s)\n' "$se" "$sp" "$cap" "$f" > "$out.line"
       fi
+    elif [ -n "$f" ] && [ "$first" = 1 ]; then
+      printf 'KILLED\tfailed %s (graded to its first failure: MUTANTS_FIRST_FAILURE=1)%s\n' "$f" "$why" > "$out.line"
     elif [ -n "$f" ] && [ $((p - e)) -ge "$need" ]; then
       printf 'KILLED\tlost %d/%d points (%s)%s\n' $((p - e)) "$p" "$f" "$why" > "$out.line"
     elif [ -n "$f" ]; then
