@@ -58,6 +58,9 @@ cat > "$kit/tests/runner.sh" <<'EOF'
 # a stand-in runner: one test, "the step's prog.sh exits 0", run unboxed
 r=${0##*/run_}
 st=PASS e=2 kind=student
+# what reached it of the environment (see "a grade runs every test" below)
+touch "$NB_TAMPER_ENV_PROBE.seen"
+[ -z "${NB_GRADE_FIRST_FAILURE:-}" ] || touch "$NB_TAMPER_ENV_PROBE.first-failure"
 if [ "$r" = common ]; then kind=kit
 else (cd "../$r" && bash ./prog.sh) > "${TMPDIR:-/tmp}/prog.out" 2>&1 || { st=FAIL e=0; }; fi
 mkdir -p results
@@ -92,7 +95,10 @@ odd=$'o"brien, jr\n\xff'
 cp -a "$subs/alice" "$subs/$odd"
 echo 'int x;' > "$subs/$odd/tests/we\"ird, name.c"
 rc=0
-(cd "$kit" && STEPS="step01_fake step02_fake" CLASS_TIMEOUT=120 bash scripts/grade/grade_class.sh "$subs") > "$tmp/class.log" 2>&1 || rc=$?
+# NB_GRADE_FIRST_FAILURE (the runners' stop at a first failure, for make
+# mutants) set where the instructor grades: check-all must not pass it on
+(cd "$kit" && NB_GRADE_FIRST_FAILURE=1 NB_TAMPER_ENV_PROBE="$tmp/env" STEPS="step01_fake step02_fake" \
+   CLASS_TIMEOUT=120 bash scripts/grade/grade_class.sh "$subs") > "$tmp/class.log" 2>&1 || rc=$?
 cat "$tmp/class.log"
 csv=$subs/grades.csv
 g=$subs/.grades
@@ -107,6 +113,8 @@ d = json.load(open(sys.argv[1], encoding="utf-8"))
 sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$1" "$2"
 }
 check "make grade-class exits 0 (got $rc)" test "$rc" = 0
+check "a grade runs every test: NB_GRADE_FIRST_FAILURE never reaches a runner (the environment does)" \
+  bash -c '[ -e "$1.seen" ] && [ ! -e "$1.first-failure" ]' _ "$tmp/env"
 check "alice: full marks, no flag" bash -c '[ "$1" = 4/4 ] && [ -z "$2" ]' _ "$(field alice total)" "$(field alice flags)"
 check "alice: TAMPERED nowhere (no false alarm)" \
   bash -c '! grep -rq -e TAMPERED -e "tampered:" "$1" && [[ "$2" != *[Tt][Aa][Mm][Pp]* ]]' _ "$g/alice" "$(field alice flags)"
