@@ -67,6 +67,11 @@
  * (handouts/05_barneshut.md, "The tuned tree", has the measurements and
  * what did not pay).
  *
+ * As a library (tuned.h, "the tuned tree as a library"): the force is
+ * t_refresh() (the tree: built or refitted, its quadrupoles) and t_walk()
+ * of a range of groups, so that step06_multigpu/tuned walks a range on
+ * each GPU; nbody_tuned walks them all, the same kernels in the same order.
+ *
  * Interactions are counted as the lesson counts them: one per body-body and
  * one per body-cell pair, whatever the order of the cell's expansion (a
  * quadrupole pull is 31 instructions, a body's or a monopole's 13; --bench
@@ -145,6 +150,7 @@ typedef struct t_dev {
     int *stack;                     /* T_STACK per resident warp */
     float *gcost;                   /* per group: its cost in the last force */
     const int *gorder;              /* the order the groups are taken in; NULL: tree order */
+    int gbase;                      /* the first group walked: walks groups gbase + [0, ngroups) */
     t_status *st;
 } t_dev;
 
@@ -428,7 +434,7 @@ static __global__ void __launch_bounds__(32 * T_WARPS, T_BLOCKS) k_group_force(t
         if (lane == 0) g = atomicAdd(&d.st->next, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= ngroups) break;
-        if (d.gorder) g = __ldg(&d.gorder[g]);
+        g = (d.gorder ? __ldg(&d.gorder[g]) : g) + d.gbase;
         bool valid[NI];
         int i[NI];
         float4 p[NI];
@@ -651,7 +657,9 @@ typedef struct tuned {
     void *bh;                       /* the lesson's pipeline (bh_gpu_open) */
     t_dev d;
     int sched;                      /* 1: the costliest groups first (NB_TUNE=sched=cost) */
-    int *gorder, *bins;             /* the next force's order; 2 T_BINS counters */
+    int *gorder, *bins;             /* the next walk's order; 2 T_BINS counters */
+    int costs;                      /* gcost holds every group's cost (a walk of all, or the caller's all-gather) */
+    int own_bh;                     /* bh is this build's (t_init), not a caller's (bh_tuned_open) */
     float eps2;
     int poison, blocks, cap;        /* cap: cells the quadrupole arrays hold */
     int keep;                       /* a tree serves this many steps (NB_TUNE=rebuild=K; 1: rebuilt every step) */
@@ -782,9 +790,12 @@ static int take_tree(tuned *t)
     return 0;
 }
 
-/* The accelerations of the current positions: the lesson's tree, then the
- * quadrupoles and the group walk.  ev: record the events (timed steps). */
-static int t_force(tuned *t, bool ev)
+/* The tree of the current positions: the lesson's build (a build step) or
+ * a refit of the kept tree, then the quadrupoles; nothing when the tree is
+ * current already (fresh: no drift since).  It also zeroes the status (the
+ * next walk's counters) and, with --poison, the accelerations.  ev: record
+ * the events (timed steps). */
+static int t_refresh(tuned *t, bool ev)
 {
     NB_CUDA(cudaMemset(t->d.st, 0, sizeof(t_status)));
     const bool refit = !t->fresh && t->age > 0 && t->age < t->keep;
@@ -813,18 +824,50 @@ static int t_force(tuned *t, bool ev)
         NB_CUDA(cudaMemset(t->d.ay, 0xFF, (size_t)t->d.n * sizeof(float)));
         NB_CUDA(cudaMemset(t->d.az, 0xFF, (size_t)t->d.n * sizeof(float)));
     }
-    if (ev) NB_CUDA(cudaEventRecord(t->ev[E_FORCE]));
-    const int gs = 32 * t->d.ni, ng = (int)(((int64_t)t->d.n + gs - 1) / gs);
-    group_force_of(&t->d)<<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
-    NB_LAUNCHED();
-    if (t->sched) {                 /* the next force's order, from this one's costs */
+    return 0;
+}
+
+static int64_t t_groups(const tuned *t)
+{
+    const int64_t gs = 32 * t->d.ni;
+    return ((int64_t)t->d.n + gs - 1) / gs;
+}
+
+/* The group walk of the groups [g0, g1) of the tree order (all of them on
+ * one GPU): their accelerations at the body indices and their costs
+ * (gcost[g0 .. g1)), the costliest first when every group's cost of the
+ * last walk is known (t->costs), else in tree order.  Which warp walks a
+ * group, and when, changes nothing in its sums: the same bits whatever the
+ * range and the order. */
+static int t_walk(tuned *t, int64_t g0, int64_t g1)
+{
+    const int ng = (int)(g1 - g0);
+    t->d.gorder = NULL;
+    t->d.gbase = (int)g0;
+    if (ng <= 0) return 0;
+    if (t->sched && t->costs) {     /* this walk's order, from the last walk's costs */
         NB_CUDA(cudaMemsetAsync(t->bins, 0, 2 * T_BINS * sizeof(int)));
-        k_order_count<<<(ng + 255) / 256, 256>>>(t->d.gcost, ng, t->bins);
+        k_order_count<<<(ng + 255) / 256, 256>>>(t->d.gcost + g0, ng, t->bins);
         NB_LAUNCHED();
-        k_order_place<<<(ng + 255) / 256, 256>>>(t->d.gcost, ng, t->bins, t->gorder);
+        k_order_place<<<(ng + 255) / 256, 256>>>(t->d.gcost + g0, ng, t->bins, t->gorder);
         NB_LAUNCHED();
         t->d.gorder = t->gorder;
     }
+    group_force_of(&t->d)<<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
+    NB_LAUNCHED();
+    if (g0 == 0 && g1 == t_groups(t)) t->costs = 1;
+    return 0;
+}
+
+/* The accelerations of the current positions on one GPU: the lesson's
+ * tree, then the quadrupoles and the group walk of every group.  ev:
+ * record the events (timed steps). */
+static int t_force(tuned *t, bool ev)
+{
+    int rc = t_refresh(t, ev);
+    if (rc) return rc;
+    if (ev) NB_CUDA(cudaEventRecord(t->ev[E_FORCE]));
+    if ((rc = t_walk(t, 0, t_groups(t)))) return rc;
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_KICK]));
     return 0;
 }
@@ -854,7 +897,7 @@ static void t_destroy(void *ctx)
 {
     tuned *t = (tuned *)ctx;
     if (!t) return;
-    if (t->bh) nb_step05_gpu.destroy(t->bh);
+    if (t->bh && t->own_bh) nb_step05_gpu.destroy(t->bh);
     free_quad(t);
     if (t->d.stack) cudaFree(t->d.stack);
     if (t->d.gcost) cudaFree(t->d.gcost);
@@ -868,14 +911,15 @@ static void t_destroy(void *ctx)
     free(t);
 }
 
-static int t_init(void **ctx, const nb_state *s, const nb_options *o)
+/* What this build adds to the lesson's pipeline t->bh (NB_TUNE parsed):
+ * the group walk's grid, stacks, costs and order, the positions of the
+ * last build; no force yet. */
+static int t_setup(tuned *t, const nb_options *o)
 {
-    tuned *t = (tuned *)calloc(1, sizeof *t);
-    *ctx = t;                       /* on failure nb_main() calls t_destroy() */
-    if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    int rc = parse_tune(&t->d, &t->keep, &t->sched);
+    bh_gpu_arrays_t a;
+    int rc = bh_gpu_arrays(t->bh, &a);
     if (rc) return rc;
-    if ((rc = bh_gpu_open(&t->bh, s, o, s->n))) return rc;
+    const int64_t n = a.n;
     t->eps2 = (float)(o->eps * o->eps);
     t->d.theta = (float)o->theta;
     t->poison = o->poison;
@@ -885,7 +929,7 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
     NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, group_force_of(&t->d), 32 * T_WARPS, 0));
     if (occ < 1) return nb_fail(NB_EXIT_RUNTIME, "k_group_force cannot be resident on this device");
-    int64_t groups = (s->n + 32 * t->d.ni - 1) / (32 * t->d.ni), want = (groups + T_WARPS - 1) / T_WARPS;
+    int64_t groups = (n + 32 * t->d.ni - 1) / (32 * t->d.ni), want = (groups + T_WARPS - 1) / T_WARPS;
     t->blocks = (int)(want < (int64_t)occ * sms ? want : (int64_t)occ * sms);
     if ((rc = nb_cuda_malloc((void **)&t->d.stack,
                              (size_t)t->blocks * T_WARPS * T_STACK * sizeof(int),
@@ -897,10 +941,23 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
                                           "the groups' order", &t->bytes))) ||
         (t->sched && (rc = nb_cuda_malloc((void **)&t->bins, 2 * T_BINS * sizeof(int), "the order's bins",
                                           &t->bytes))) ||
-        (t->keep > 1 && (rc = nb_cuda_malloc((void **)&t->pos0, (size_t)s->n * sizeof(float4),
+        (t->keep > 1 && (rc = nb_cuda_malloc((void **)&t->pos0, (size_t)n * sizeof(float4),
                                              "positions at the build (refits)", &t->bytes))))
         return rc;
     t->d.pos0 = t->pos0;
+    return 0;
+}
+
+static int t_init(void **ctx, const nb_state *s, const nb_options *o)
+{
+    tuned *t = (tuned *)calloc(1, sizeof *t);
+    *ctx = t;                       /* on failure nb_main() calls t_destroy() */
+    if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    int rc = parse_tune(&t->d, &t->keep, &t->sched);
+    if (rc) return rc;
+    if ((rc = bh_gpu_open(&t->bh, s, o, s->n))) return rc;
+    t->own_bh = 1;
+    if ((rc = t_setup(t, o))) return rc;
     if ((rc = t_force(t, false))) return rc;
     NB_CUDA(cudaDeviceSynchronize());
     return t_read_status(t);
@@ -1027,6 +1084,72 @@ static void t_report(void *ctx, FILE *out)
     if (t->keep > 1)
         fprintf(out, "    tree kept for %d steps (NB_TUNE=rebuild=%d): built on the first, refitted on the "
                 "others; %d refits in this run\n", t->keep, t->keep, t->refits);
+}
+
+/* ---- the tuned tree as a library, for step06_multigpu/tuned (tuned.h) ---- */
+
+extern "C" int bh_tuned_open(void **ctx, void *bh, const nb_options *o)
+{
+    tuned *t = (tuned *)calloc(1, sizeof *t);
+    *ctx = t;                       /* on failure the caller calls bh_tuned_close() */
+    if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    int rc = parse_tune(&t->d, &t->keep, &t->sched);
+    if (rc) return rc;
+    t->bh = bh;                     /* the caller's: not destroyed here */
+    return t_setup(t, o);
+}
+
+extern "C" void bh_tuned_close(void *ctx) { t_destroy(ctx); }
+
+extern "C" void bh_tuned_moved(void *ctx)
+{
+    tuned *t = (tuned *)ctx;
+    t->age++;
+    t->fresh = 0;
+}
+
+extern "C" int bh_tuned_refresh(void *ctx) { return t_refresh((tuned *)ctx, false); }
+
+extern "C" int64_t bh_tuned_groups(void *ctx, int *gs)
+{
+    tuned *t = (tuned *)ctx;
+    bh_gpu_arrays_t a;              /* before the first build t->d.n is not set yet */
+    if (bh_gpu_arrays(t->bh, &a)) return 0;
+    *gs = 32 * t->d.ni;
+    return ((int64_t)a.n + *gs - 1) / *gs;
+}
+
+extern "C" int bh_tuned_walk(void *ctx, int64_t g0, int64_t g1)
+{
+    tuned *t = (tuned *)ctx;
+    if (g0 < 0 || g1 > t_groups(t) || g0 > g1)
+        return nb_fail(NB_EXIT_RUNTIME, "internal error: groups [%lld, %lld) of %lld", (long long)g0,
+                       (long long)g1, (long long)t_groups(t));
+    return t_walk(t, g0, g1);
+}
+
+extern "C" float *bh_tuned_costs(void *ctx) { return ((tuned *)ctx)->d.gcost; }
+
+extern "C" void bh_tuned_costs_known(void *ctx) { ((tuned *)ctx)->costs = 1; }
+
+extern "C" int bh_tuned_read_status(void *ctx) { return t_read_status((tuned *)ctx); }
+
+extern "C" void bh_tuned_get_stats(void *ctx, bh_tuned_stats *s)
+{
+    tuned *t = (tuned *)ctx;
+    memset(s, 0, sizeof *s);
+    s->groups = bh_tuned_groups(ctx, &s->group);
+    s->blocks = t->blocks;
+    s->warps = T_WARPS;
+    s->depth = t->d.depth;
+    s->deepest = t->hst.deepest;
+    s->fallback = t->hst.fallback;
+    s->keep = t->keep;
+    s->refits = t->refits;
+    s->ncells = t->d.ncells;
+    s->order = t->d.order;
+    s->sched = t->sched;
+    s->bytes = t->bytes + (double)t->cap * (2 * sizeof(float4) + sizeof(int4) + sizeof(float) + sizeof(int));
 }
 
 /* ---- what the tests read (bh_gpu.h) -------------------------------------- */

@@ -5,6 +5,7 @@
 #ifndef BH_TUNED_H
 #define BH_TUNED_H
 #include <stdint.h>
+#include "nb_options.h"
 #include "nb_step.h"
 #include "bh_tree.h"
 #include "bh_tree_copy.h"
@@ -28,6 +29,55 @@ extern const nb_step nb_step05_tuned;
  * kernels built it), and the interactions of the last force computation. */
 int bh_tuned_tree(void *ctx, bh_tree *t);
 int bh_tuned_interactions(void *ctx, int64_t *body_body, int64_t *body_cell);
+
+/* ---- the tuned tree as a library, for step06_multigpu/tuned -------------
+ * The same kernels on the current device, one call per stage, as
+ * bh_gpu.h's pipeline is for step06: nb_step05_tuned's force is
+ * bh_tuned_refresh() and then bh_tuned_walk() of every group.  ctx comes
+ * from bh_tuned_open() on the lesson's pipeline bh (bh_gpu_open(): its
+ * arrays, bh_gpu_arrays(), hold the bodies and the accelerations, and
+ * nb_step05_gpu's download, info and cells work on it), which the caller
+ * keeps and destroys after bh_tuned_close(ctx).  Asynchronous on the
+ * legacy default stream, except a refresh that builds (bh_gpu_build()
+ * reads the cell count back) and bh_tuned_read_status(). */
+int  bh_tuned_open(void **ctx, void *bh, const nb_options *o);   /* NB_TUNE as nbody_tuned's */
+void bh_tuned_close(void *ctx);
+/* The positions changed (a drift): the next refresh builds or refits. */
+void bh_tuned_moved(void *ctx);
+/* Before each walk: the tree of the current positions, built on one step
+ * and refitted on the next R - 1 (NB_TUNE rebuild=R), with its
+ * quadrupoles; nothing when no drift came since.  It zeroes the walk's
+ * counters and, with --poison, sets the accelerations to NaN. */
+int  bh_tuned_refresh(void *ctx);
+/* The walk's groups, *gs bodies each: group g is the bodies
+ * sorted[g gs .. (g + 1) gs) of the tree order (the last one clipped to n). */
+int64_t bh_tuned_groups(void *ctx, int *gs);
+/* The group walk of the groups [g0, g1): their bodies' accelerations at
+ * the body indices (bh's ax, ay, az), their costs at costs[g0 .. g1).  A
+ * body's accelerations are the same bits whatever the range (the walk of a
+ * group does not depend on which warp takes it, or when). */
+int  bh_tuned_walk(void *ctx, int64_t g0, int64_t g1);
+/* Device array, one float per group: its cost in the last walk that took
+ * it (body pulls + 2.4 x quadrupole pulls).  A walk of every group fills
+ * it; a caller that walks a range and fills in the others' (an all-gather)
+ * says so with bh_tuned_costs_known(): from then on a walk takes its
+ * groups the costliest first (NB_TUNE sched=cost). */
+float *bh_tuned_costs(void *ctx);
+void bh_tuned_costs_known(void *ctx);
+/* Wait for the device and read the last refresh's and walk's status (a
+ * position that is not finite fails); bh_tuned_interactions() then gives
+ * the walk's interactions. */
+int  bh_tuned_read_status(void *ctx);
+typedef struct bh_tuned_stats {
+    int64_t groups;
+    int group, blocks, warps;       /* bodies a group; the walk's grid */
+    int depth, deepest, fallback;   /* stack entries a group may use, the deepest used and the
+                                     * groups sent to the stackless walk (last walk) */
+    int keep, refits, ncells;       /* steps a tree serves, refits so far, cells of the tree */
+    int order, sched;               /* 2: quadrupoles, 1: monopoles; 1: the costliest first */
+    double bytes;                   /* device memory of this build beyond the lesson's pipeline */
+} bh_tuned_stats;
+void bh_tuned_get_stats(void *ctx, bh_tuned_stats *s);
 
 /* The CPU tree code (OpenMP, --threads): nb_step05_tuned.cpu_variant. */
 extern const nb_step nb_step05_tuned_cpu;
