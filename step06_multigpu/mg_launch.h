@@ -28,6 +28,11 @@ typedef struct mg_team {
     void (*abort_all)(int code);
 } mg_team;
 void mg_set_team(const mg_team *team);
+/* The main() of an MPI program (mg_mpi.c, built when MPI is found): the
+ * checks of the launch, the team, rank 0 runs step (nb_main_theta() with
+ * theta), the others follow; one_process names the program that drives
+ * every GPU from one process (said when started without mpirun). */
+int  mg_mpi_main(int argc, char **argv, const nb_step *step, double theta, const char *one_process);
 /* Ranks other than 0: do what rank 0's calls ask until it quits; returns
  * the exit status rank 0 ended with. */
 int  mg_follow(void);
