@@ -55,6 +55,10 @@ $(EXERCISES): %/precision: %
 ifneq ($(filter step06_multigpu,$(STEPS)),)
 step06_multigpu: $(filter step05_barneshut,$(STEPS))
 endif
+# ... and step06's tuned build links step05's tuned build too
+ifneq ($(filter step06_multigpu/tuned,$(TUNED)),)
+step06_multigpu/tuned: $(filter step05_barneshut/tuned,$(TUNED))
+endif
 
 deps:
 	@scripts/setup/ensure_deps.sh png
