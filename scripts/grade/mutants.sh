@@ -162,7 +162,7 @@ for k in "${!names[@]}"; do
 done
 
 # ---- 2. the unmutated tree: build and grade what the mutants need --------------
-stepdir() { case "$1" in step04_tuned) echo step04_shared/tuned ;; step05_tuned) echo step05_barneshut/tuned ;; *) echo "$1" ;; esac; }
+stepdir() { case "$1" in step04_tuned) echo step04_shared/tuned ;; step05_tuned) echo step05_barneshut/tuned ;; step06_tuned) echo step06_multigpu/tuned ;; *) echo "$1" ;; esac; }
 build() {   # build TREE RUNNER LOG: the runner and every program of its step
   local d=$1 r=$2
   make --no-print-directory -C "$d/tests" "${makevars[@]}" "run_$r" &&

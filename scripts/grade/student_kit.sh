@@ -68,6 +68,7 @@ while IFS= read -r -d '' f; do
   case "$f" in
     tests/mutants/*|step0*/tuned/*|\
     tests/*step04_tuned*|tests/suite_tuned.c|tests/*step05_tuned*|tests/suite_tree_tuned.c|\
+    tests/*step06_tuned*|tests/suite_multigpu_tuned.c|\
     tests/tune_step04.c) continue ;;
   esac
   if [ ! -e "$f" ] && [ ! -L "$f" ]; then
