@@ -264,6 +264,8 @@ static int gpu_init(mg *m, mg_gpu *w, const nb_state *s, const ncclUniqueId *id)
     NB_CUDA(cudaMemset(w->at, 0, 3 * cap * sizeof(float)));
     if ((rc = bh_tuned_open(&x->tc, w->bh, &m->o))) return rc;     /* NB_TUNE: as nbody_tuned's */
     x->ng = bh_tuned_groups(x->tc, &x->gs);
+    /* the other GPUs' costs arrive by NCCL: defined from the start, as at */
+    NB_CUDA(cudaMemset(bh_tuned_costs(x->tc), 0, (size_t)(x->ng > 0 ? x->ng : 0) * sizeof(float)));
     x->b = (int64_t *)calloc((size_t)m->P + 1, sizeof *x->b);
     x->walked = (int64_t *)calloc((size_t)m->P + 1, sizeof *x->walked);
     if (!x->b || !x->walked) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
