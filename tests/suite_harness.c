@@ -921,7 +921,9 @@ static void t_manifest(void)
  * pragmas, _Pragma; an #include of a source or of a non-header; assembly,
  * .incbin; a line marker; the grade's reference called, aliased, its
  * verdict defined; dlsym; the sanitizers' options; code that differs under
- * the sanitizers) and clean code, C and CUDA. */
+ * the sanitizers; the system library beyond memory, strings, math, OpenMP
+ * and printing: the environment, the program's name, the clock, exit
+ * handlers) and clean code, C and CUDA. */
 static void t_student_lint(void)
 {
     const char *dirpath = NB_TOP_DIR "/tests/lint";

@@ -10,7 +10,8 @@
 #   pseudo-file: <built-in>, the working directory).  The text of class L
 #   files is the lesson's, and is checked.  -v mode=c|cu.  -v syms="a b":
 #   names whose first place in the lesson's text is printed ("S<TAB>name
-#   <TAB>file:line", for the object checks).  -v textout=PREFIX: the
+#   <TAB>file:line", for the object checks); so are those of -v libfile
+#   (lines "lib<TAB>name": the system libraries' names).  -v textout=PREFIX: the
 #   lesson's text of the Kth file read, "file:line:text" per line, to
 #   PREFIX.K (compared by the script between a build with the sanitizers
 #   and one without).  Findings: "F<TAB>file:line: what: refused (why)".
@@ -82,7 +83,7 @@ function at_name(w) {
 # one token of the lesson's text: kind I (identifier), S (string), N, C, P
 function token(kind, t, body,   norm, w) {
     if (kind == "I") {
-        if (t in want) at_name(t)
+        if ((t in want) || (t in lwant)) at_name(t)
         norm = t
         sub(/^__/, "", norm); sub(/__$/, "", norm)
         if (t == "__attribute__" || t == "__attribute") attr_pending = 1
@@ -180,6 +181,9 @@ BEGIN {
         }
         n = split(syms, f, " ")
         for (i = 1; i <= n; i++) want[f[i]] = 1
+        while (libfile != "" && (getline l < libfile) > 0) {   # the system libraries' names
+            split(l, f, "\t"); lwant[f[2]] = 1               # (where each is written)
+        }
         split("h hh hpp hxx cuh inl", f, " ")
         for (i in f) header[f[i]] = 1
         split("c cc cp cpp cxx c++ cu i ii s sx asm m mm f f90 o a so bin", f, " ")

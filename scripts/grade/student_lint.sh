@@ -43,7 +43,14 @@
 #    ptrace, process_vm_readv, fork, exec*, system, popen, getauxval,
 #    socket, ...: the list $system below; stdio's printf and fprintf stay):
 #    nm -g on OBJ.  common/ itself is not checked (the
-#    programs' --check is its code).
+#    programs' --check is its code);
+#  * a reference to the system libraries (libc, libm, libstdc++, libgcc_s,
+#    libgomp: their own exported names, nm -D) beyond memory, strings,
+#    sorting, math, OpenMP and printing: the environment (getenv,
+#    environ), the program's name (program_invocation_short_name), the
+#    clock, the process and the machine, exit handlers (on_exit, _exit):
+#    code that could tell the grader's box from a run of its own; and in a
+#    build without the sanitizers, a reference to their runtime.
 # Quiet when nothing is found.  Each finding is one line,
 #   FILE:LINE: what: refused (why)
 # (FILE relative to the top of the tree), OBJ is removed and the exit status
@@ -158,6 +165,54 @@ for ((i = 0; i < ${#names[@]}; i++)); do
   printf '%s\t%s\t%s\t%s\n' "$n" "$shown" "$c" "$r" >> "$tmp/map"
 done
 
+srcshown=$(realpath -m -- "$src"); srcshown=${srcshown#"$top"/}
+# ---- the system libraries: only what a lesson needs of them ----
+# Every name the C library, the math library, the C++ and GCC runtimes and
+# GCC's OpenMP export is looked up in the running system's own copies (nm
+# -D).  A lesson's object may refer to the math library's and the OpenMP
+# runtime's (but their clocks), and of the rest to memory, strings,
+# sorting and printing only (the list $allowed; their _chk forms too):
+# nothing that reads the environment, the program's name, the clock, the
+# process, the user or the machine (getenv, environ,
+# program_invocation_name, clock_gettime, getpid, getuid, uname, ...), or
+# that changes how the program ends (atexit in C, on_exit, signal,
+# _exit): with those the code could tell the grader's box from a student's
+# run and answer each differently.  The kit's own files that set up NCCL
+# and MPI, and the tuned builds, may also read and set the environment, sleep and name
+# the host.
+allowed="malloc calloc realloc free aligned_alloc posix_memalign memcpy memmove memset memcmp memchr
+ strlen strnlen strcmp strncmp strchr strrchr strstr strspn strcspn strtok strtok_r strcpy strncpy
+ strcat strncat strdup strndup strtol strtoll strtoul strtoull strtod strtof atoi atol atoll atof
+ __isoc23_strtol __isoc23_strtoll __isoc23_strtoul __isoc23_strtoull abs labs llabs div ldiv qsort bsearch
+ printf fprintf vprintf vfprintf snprintf vsnprintf sprintf vsprintf puts fputs fputc putc _IO_putc putchar
+ fwrite fflush perror strerror sscanf __isoc99_sscanf __isoc23_sscanf stdout stderr tolower toupper
+ __ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc __assert_fail __stack_chk_fail
+ _Unwind_Resume __gxx_personality_v0 __cxa_guard_acquire __cxa_guard_release __cxa_guard_abort
+ __cxa_begin_catch __cxa_end_catch __cxa_rethrow __cxa_pure_virtual _ZSt9terminatev
+ _Znwm _Znam _ZdlPv _ZdlPvm _ZdaPv _ZdaPvm"
+allowed=$(tr -s ' \n' '  ' <<< "$allowed")
+[ $kind = cu ] && allowed="$allowed atexit __cxa_atexit"     # nvcc's own registration code
+case "$srcshown" in
+  step06_multigpu/mg_launch.c|step06_multigpu/mg_bench.c|step06_multigpu/mg_mpi.c|step06_multigpu/main_mpi.c|\
+  step0[0-9]*/tuned/*)
+    allowed="$allowed getenv secure_getenv setenv unsetenv nanosleep sched_yield gethostname _exit basename __xpg_basename" ;;
+esac
+: > "$tmp/libsyms"
+for l in libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libgomp.so.1; do
+  p=""
+  for h in gcc "${cc[0]}"; do
+    command -v "$h" >/dev/null 2>&1 || continue
+    p=$("$h" -print-file-name="$l" 2>/dev/null) && [ -f "$p" ] && break
+    p=""
+  done
+  if [ -z "$p" ] && [ $l = libc.so.6 ]; then
+    printf 'F\t%s: the C library (libc.so.6) cannot be found: refused (this check must know its names)\n' "$src" > "$tmp/f"
+    refuse "$tmp/f"
+  fi
+  [ -n "$p" ] || continue
+  case $l in libm.so.6) lib=m ;; libgomp.so.1) lib=omp ;; *) lib=c ;; esac
+  nm -D --defined-only "$p" 2>/dev/null | awk -v lib=$lib 'NF >= 3 { n = $3; sub(/@.*/, "", n); print lib "\t" n }' >> "$tmp/libsyms"
+done
 # ---- the text ----
 verify=$top/common/nb_verify.h
 syms=$(awk '{ t = t $0 "\n" } END { gsub(/\/[*]([^*]|[*]+[^*\/])*[*]+\//, " ", t); printf "%s", t }' "$verify" |
@@ -180,7 +235,7 @@ system="open open64 openat openat64 __open_2 __open64_2 __openat_2 __openat64_2 
  posix_spawnp system popen getauxval socket socketpair connect sendfile splice memfd_create setsid kill
  prctl"
 system=$(tr -s ' \n' '  ' <<< "$system")
-awk -f "$awkf" -v pass=pp -v mode=$kind -v map="$tmp/map" -v syms="$syms $loaders $system" \
+awk -f "$awkf" -v pass=pp -v mode=$kind -v map="$tmp/map" -v syms="$syms $loaders $system" -v libfile="$tmp/libsyms" \
     -v textout="$tmp/text" "${pps[@]}" > "$tmp/pp.out" || { echo "student_lint.sh: awk failed" >&2; exit 2; }
 # the lesson's own files, each whole: line directives
 mapfile -t mine < <(awk -F'\t' '$3 == "L" { print $4 }' "$tmp/map" | sort -u)
@@ -211,13 +266,26 @@ if ! nm -g "$obj" > "$tmp/nm" 2> "$tmp/nm.err"; then
     "$src" "$obj" "$(head -c 200 "$tmp/nm.err" | tr '\n' ' ')" > "$tmp/f"
   refuse "$tmp/f"
 fi
-srcshown=$(realpath -m -- "$src"); srcshown=${srcshown#"$top"/}
-awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown" -v locs="$tmp/pp.out" '
+# a sanitized build (-fsanitize= among its flags) refers to its runtime; a
+# plain one may not even look for it (a weak __asan_init: is it watched?)
+sanitized=0
+case " ${cc[*]} $san " in *" -fsanitize="*) sanitized=1 ;; esac
+awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown" -v locs="$tmp/pp.out" \
+    -v allowed="$allowed" -v libs="$tmp/libsyms" -v sanitized=$sanitized '
   BEGIN {
     n = split(syms, s, " "); for (i = 1; i <= n; i++) ref[s[i]] = 1
     n = split(loaders, s, " "); for (i = 1; i <= n; i++) dl[s[i]] = 1
     n = split(sysfns, s, " "); for (i = 1; i <= n; i++) os[s[i]] = 1
     while ((getline l < locs) > 0) { split(l, f, "\t"); if (f[1] == "S") at[f[2]] = f[3] }
+    n = split(allowed, s, " "); for (i = 1; i <= n; i++) ok[s[i]] = 1
+    while ((getline l < libs) > 0) { split(l, f, "\t"); if (!(f[2] in lib) || f[1] != "c") lib[f[2]] = f[1] }
+  }
+  function allowed_lib(name,   base) {
+    if (lib[name] == "m") return 1
+    if (lib[name] == "omp") return name !~ /^omp_get_wti(me|ck)$/
+    if (name in ok) return 1
+    base = name; if (sub(/^__/, "", base) && sub(/_chk$/, "", base) && (base in ok)) return 1
+    return 0
   }
   { name = $NF; sub(/@.*/, "", name); type = (NF >= 3) ? $(NF - 1) : $1
     undef = (type == "U" || type == "w" || type == "v")
@@ -233,6 +301,12 @@ awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown"
              where, name
     else if ((name in os) && undef)
       printf "F\t%s: %s (files, processes or system calls): refused (a lesson computes from its arrays and prints with stdio only)\n",
+             where, name
+    else if (name ~ /^__(asan|ubsan|lsan|msan|tsan|hwasan|dfsan|sanitizer)_/ && undef && !sanitized)
+      printf "F\t%s: a reference to %s in a build without the sanitizers: refused (the code must not ask whether a sanitizer watches it)\n",
+             where, name
+    else if (undef && (name in lib) && !allowed_lib(name))
+      printf "F\t%s: %s (the system library'"'"'s, beyond memory, strings, math, OpenMP and printing: the environment, the clock, the process, how it ends): refused (a lesson computes from its arrays alone, the same in the grade as in a run of its own)\n",
              where, name
   }' "$tmp/nm" > "$tmp/f"
 [ -s "$tmp/f" ] && refuse "$tmp/f"
