@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -143,7 +144,16 @@ static void t_accel_n1_n2(void) { accel_case("plummer", 1, 11); accel_case("plum
 static void t_accel_n3(void) { accel_case("cube", 3, 13); }
 static void t_accel_n1000(void) { accel_case("plummer", 1000, 14); }
 static void t_accel_n4097(void) { accel_case("disk", 4097, 15); }
-static void t_accel_n65536(void) { accel_case("plummer", 65536, 16); }
+/* A size drawn anew in every run, 65536 <= N <= 131072 (N^2 past an int's
+ * range at each: counting in 32 bits fails every time), the bodies and
+ * their sampled subset drawn too: a code right only at the sizes it can
+ * read in this file still fails.  The size is in the failure message. */
+static void t_accel_drawn(void)
+{
+    uint64_t r = 0;
+    CU_ASSERT_FATAL(getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r);
+    accel_case("plummer", 65536 + (int64_t)(r % 65537), 16 + (r >> 32));
+}
 
 /* Configurations where the pulls on some bodies cancel: 'which' 0, five
  * equal bodies in a row, x = 0 .. 4 (the middle one); 1, a 3 x 3 x 3 lattice
@@ -1537,7 +1547,7 @@ static const nb_test conformance_tests[] = {
     { "accel_vs_reference_n3", t_accel_n3, 2 },
     { "accel_vs_reference_n1000", t_accel_n1000, NB_FORCES(3) },
     { "accel_vs_reference_n4097", t_accel_n4097, NB_FORCES(3) },
-    { "accel_vs_reference_n65536_sampled", t_accel_n65536, NB_FORCES(3) },
+    { "accel_vs_reference_ndrawn_sampled", t_accel_drawn, NB_FORCES(3) },
     { "accel_symmetric_configurations", t_accel_symmetric, NB_FORCES(2) },
     { "momentum_conserved_100_steps", t_momentum, 3 },
     { "energy_drift_plummer_100_steps", t_energy, 3 },
