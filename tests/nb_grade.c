@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -723,6 +724,23 @@ int nb_grade_main(const char *runner, int argc, char **argv)
         CU_cleanup_registry();
         return 0;
     }
+    /* a runner knows its tree by the path it was built with (its programs,
+     * the workers, the box's mounts): run from a copy of the tree, it would
+     * grade the original, so it refuses, and says how to rebuild */
+#ifdef NB_TOP_DIR
+    char here[PATH_MAX], built[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", here, sizeof here - 1);
+    if (len > 0) {
+        here[len] = '\0';
+        char *slash = strrchr(here, '/');
+        if (slash) *slash = '\0';
+        if (!realpath(NB_TOP_DIR "/tests", built) || strcmp(here, built)) {
+            fprintf(stderr, "%s: this runner was built for the tree at %s, not the one at %s/..: "
+                    "rebuild it here (make -C tests clean; make -C tests)\n", runner, NB_TOP_DIR, here);
+            return 2;
+        }
+    }
+#endif
     int student_only = argc > 1 && !strcmp(argv[1], "--student");
     if (argc > 1 && argv[1][0] == '-' && !student_only) {
         fprintf(stderr, "usage: %s [SUITE | --student | --list]\n", argv[0]);
