@@ -33,7 +33,7 @@ $(foreach r,$(NB_SKIPPED_RUNNERS),$(eval export NB_SKIPPED_WHY_$(r)))
 # sub-makes run silent (-s: no "Nothing to be done") unless V=1 (common/config.mk)
 Q_MAKE := $(if $(filter 1,$(V)),,-s)
 
-.PHONY: all run help setup check-all grade-class doc-counts layout examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED) $(EXERCISES)
+.PHONY: all run help setup check-all grade-class doc-counts layout lint-kit-files examples deps deps-test sanitize fuzz fuzz-regress mutants diff movie clean common $(STEPS) $(TUNED) $(EXERCISES)
 all: deps $(STEPS) $(TUNED) $(EXERCISES)
 	@$(foreach s,$(NB_SKIPPED_STEPS),echo 'make: $(s)$(foreach t,$(call nb_tuned_of,$(s)), and $(t)) left out: $(call nb_skip_why,$(s))';)
 	@$(if $(GL_FOUND),,echo 'make: the GL view (--view, GL frames for --render) is left out: $(GL_WHY)')
@@ -101,6 +101,8 @@ doc-counts:
 # the layout measured, now and at LAYOUT_BEFORE (the tree before its going-
 # further builds had folders of their own): docs/layout.md (scripts/tables/layout.py)
 LAYOUT_BEFORE ?= 90b0fdb
+lint-kit-files:
+	@bash scripts/grade/lint_kit_files.sh
 layout:
 	@python3 -I scripts/tables/layout.py --before '$(LAYOUT_BEFORE)' --write docs/layout.md && \
 	  echo "make layout: wrote docs/layout.md (against $(LAYOUT_BEFORE))"

@@ -37,6 +37,24 @@ static int read_options(nb_wbuf *in, nb_options *o)
     return 0;
 }
 
+/* step01's plain workers count the blocks the code allocates (tests/nb_fence.c;
+ * absent elsewhere): a force or advance call may allocate for good the first
+ * time (a buffer kept in the context), never again */
+long nb_fence_live(void) __attribute__((weak));
+static int called[2];                   /* accel, advance called since init */
+
+static int leak_check(int which, long before)
+{
+    if (!nb_fence_live) return 0;
+    long grew = nb_fence_live() - before;
+    if (called[which]++ && grew > 0)
+        return nb_fail(NB_EXIT_RUNTIME, "worker: the step's %s() left %ld more blocks allocated than it "
+                       "found (a leak in every call)", which ? "advance" : "accel", grew);
+    return 0;
+}
+
+static long live(void) { return nb_fence_live ? nb_fence_live() : 0; }
+
 static void poison(float *v, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) v[i] = NAN;
@@ -54,6 +72,7 @@ static int op_init(nb_wbuf *in)
         if (nb_wget_floats(in, f[q], n)) { nb_state_free(&s); return -1; }
     if (ctx) step->destroy(ctx);
     ctx = NULL;
+    called[0] = called[1] = 0;
     /* --precision double or mixed: the table nb_main() would run too */
     step = o.precision != NB_PREC_SINGLE && table->step->precision_variant ? table->step->precision_variant
                                                                             : table->step;
@@ -74,7 +93,9 @@ static int op_accel(nb_wbuf *out)
     if (!rc && !a) rc = nb_fail(NB_EXIT_RUNTIME, "worker: out of host memory");
     if (!rc) {
         poison(a, 3 * bodies);
+        long before = live();
         rc = step->accel(ctx, a, a + bodies, a + 2 * bodies);
+        if (!rc) rc = leak_check(0, before);
         for (int q = 0; q < 3 && !rc; q++) nb_wput_floats(out, a + q * bodies, bodies);
     }
     free(a);
@@ -96,7 +117,9 @@ static int op_advance(nb_wbuf *in, nb_wbuf *out)
             t[k].interactions = -1;
         }
     }
+    long before = live();
     rc = step->advance(ctx, (int)steps, t);
+    if (!rc) rc = leak_check(1, before);
     if (!rc && t) {
         nb_wput_i64(out, steps);
         for (int64_t k = 0; k < steps; k++) {

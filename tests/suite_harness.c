@@ -923,7 +923,8 @@ static void t_manifest(void)
  * verdict defined; dlsym; the sanitizers' options; code that differs under
  * the sanitizers; the system library beyond memory, strings, math, OpenMP
  * and printing: the environment, the program's name, the clock, exit
- * handlers) and clean code, C and CUDA. */
+ * handlers) and clean code, C and CUDA; and the list of the kit's files
+ * that may read the environment is the tree's. */
 static void t_student_lint(void)
 {
     const char *dirpath = NB_TOP_DIR "/tests/lint";
@@ -1038,6 +1039,12 @@ static void t_student_lint(void)
     closedir(dir);
     printf("       %d fixtures (%d clean, %d CUDA)\n", nfix, nclean, ncu);
     CU_ASSERT(nfix >= 20 && nclean >= 1);
+    /* the kit's files that may read the environment, as the kit wrote them:
+     * the lint's list is the tree's (make lint-kit-files) */
+    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade/lint_kit_files.sh", "--check", NULL };
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
+    NB_ASSERT(rc == 0, "scripts/grade/lint_kit_files.sha256 is not the tree's (make lint-kit-files): %.300s%.300s",
+              out, err);
 }
 
 static const nb_test harness_tests[] = {
