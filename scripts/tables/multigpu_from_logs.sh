@@ -23,37 +23,7 @@ echo "scaling,n,gpus,step_ms,force_ms,speedup,efficiency,gather_x_ms,build_ms,wa
 for a in "$@"; do
   scaling=${a%%:*} log=${a#*:}
   [ -r "$log" ] || { echo "multigpu_from_logs: cannot read $log" >&2; exit 2; }
-  awk -v scaling="$scaling" '
-    function flush(   p) {
-      if (cmd == "" || step == "" || ngpu == 0) { cmd = ""; return }
-      p = gpus ? gpus : 1
-      printf "%s,%s,%s,%.4g,%.4g,,,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%s,\"%s\",%s,\"%s\"\n",
-             label, n, p, step, force, GX, BU, WMAX, GA, IT, WMIN, WMAX, rate, d, nccl, cmd
-      cmd = ""
-    }
-    /^\$ / { flush(); cmd = substr($0, 3)
-             n = ""; gpus = 0; step = force = rate = d = nccl = ""; ngpu = 0; GX = BU = GA = IT = WMAX = 0; WMIN = ""
-             k = split(cmd, w, " "); theta = ""
-             for (i = 1; i < k; i++) {
-               if (w[i] == "-n") n = w[i + 1]
-               if (w[i] == "--gpus" || w[i] == "-np") gpus = w[i + 1]
-               if (w[i] == "--theta") theta = w[i + 1]
-             }
-             label = (cmd ~ /tuned/ ? "tuned " : "") scaling (theta != "" ? " θ " theta : "")
-             next }
-    cmd == "" { next }
-    /^  device / { d = $0; sub(/^  device /, "", d); sub(/ \(.*/, "", d) }
-    /^    step   median/ { step = $3 }
-    /^    force  median/ { force = $3 }
-    /^    rate / { for (i = 1; i <= NF; i++) if ($i == "G") rate = $(i - 1) }
-    /^    GPUs:/ { for (i = 1; i <= NF; i++) if ($i == "NCCL") { nccl = $(i + 1); sub(/,$/, "", nccl) } }
-    /^      GPU [0-9]+:/ {
-      gx = $5; bu = $7; wa = $9; ga = $12; it = $14; ngpu++
-      if (gx > GX) GX = gx; if (bu > BU) BU = bu; if (ga > GA) GA = ga; if (it > IT) IT = it
-      if (wa > WMAX) WMAX = wa; if (WMIN == "" || wa < WMIN) WMIN = wa
-    }
-    /^exit / { flush() }
-    END { flush() }' "$log" >> "$tmp"
+  awk -v scaling="$scaling" -f "$NB_TOP/scripts/tables/bench_rows.awk" "$log" >> "$tmp"
 done
 # speed-up and efficiency: against P = 1 of the same scaling (and N, strong)
 awk -F, -v OFS=, 'NR == 1 { print; next }

@@ -86,25 +86,14 @@ run() {
     echo "FAILED: $(tail -n 1 "$log")" >&2
     return 3
   fi
-  awk -v scaling="$scaling" -v n="$n" -v p="$p" -v base="$base" -v cmd="${cmd#"$NB_BIN_DIR"/}" '
-    /^  device / { d = $0; sub(/^  device /, "", d); sub(/ \(.*/, "", d) }
-    /^    step   median/ { step = $3 }
-    /^    force  median/ { force = $3 }
-    /^    rate / { for (i = 1; i <= NF; i++) if ($i == "G") rate = $(i - 1) }
-    /^    GPUs:/ { for (i = 1; i <= NF; i++) if ($i == "NCCL") { nccl = $(i + 1); sub(/,$/, "", nccl) } }
-    /^      GPU [0-9]+:/ {
-      # GPU k: gather x A build B walk C gather a D integrate E | force F step S
-      gx = $5; bu = $7; wa = $9; ga = $12; it = $14
-      if (gx > GX) GX = gx; if (bu > BU) BU = bu; if (ga > GA) GA = ga; if (it > IT) IT = it
-      if (wa > WMAX) WMAX = wa; if (WMIN == "" || wa < WMIN) WMIN = wa
-    }
-    END {
-      if (step == "") exit 1
-      sp = base > 0 ? base / step : 1
-      if (scaling == "weak") sp = base > 0 ? base / step * p : 1   # work grows with P
-      printf "%s,%s,%s,%.4g,%.4g,%.3g,%.3g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%s,\"%s\",%s,\"%s\"\n",
-             scaling, n, p, step, force, sp, sp / p, GX, BU, WMAX, GA, IT, WMIN, WMAX, rate, d, nccl, cmd
-    }' "$log" >> "$csv" || { echo "FAILED: no bench lines in the output" >&2; return 3; }
+  # one row (scripts/tables/bench_rows.awk), then its speed-up against BASE
+  { printf '$ %s\n' "${cmd#"$NB_BIN_DIR"/}"; cat "$log"; } |
+    awk -v scaling="$scaling" -f "$NB_TOP/scripts/tables/bench_rows.awk" > "$NB_TMP/row"
+  [ -s "$NB_TMP/row" ] || { echo "FAILED: no bench lines in the output" >&2; return 3; }
+  awk -F, -v OFS=, -v base="$base" -v p="$p" -v scaling="$scaling" '{
+      sp = base > 0 ? base / $4 : 1
+      if (scaling == "weak") sp = base > 0 ? base / $4 * p : 1   # work grows with P
+      $6 = sprintf("%.3g", sp); $7 = sprintf("%.3g", sp / p); print }' "$NB_TMP/row" >> "$csv"
   tail -n 1 "$csv" | awk -F, '{ print $4 }'
 }
 
