@@ -352,19 +352,28 @@ static char out[1 << 16], err[1 << 14];
  * model. */
 static void t_check_exit(void)
 {
-    char f[300];
+    /* the program itself, at a size and seed drawn anew in every run: the
+     * program a student runs must be right at any N, not only the worker */
+    uint64_t r = 0;
+    CU_ASSERT_FATAL(getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r);
+    const int64_t n = 1001 + (int64_t)(r % 3096);
+    const uint64_t seed = 1 + (r >> 32) % 1000000;
+    char f[300], ns[24], seeds[24];
     snprintf(f, sizeof f, "%s", nb_t_tmpfile(0, ".txt"));
-    char *argv[] = { (char *)BIN, "-n", "1001", "-s", "3", "--check", "--seed", "5", "--save", f,
+    snprintf(ns, sizeof ns, "%lld", (long long)n);
+    snprintf(seeds, sizeof seeds, "%llu", (unsigned long long)seed);
+    char *argv[] = { (char *)BIN, "-n", ns, "-s", "3", "--check", "--seed", seeds, "--save", f,
                      (char *)FLAG, NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
-    NB_ASSERT_FATAL(rc == 0, "-n 1001 -s 3 --check --save: exit %d, expected 0: %.120s", rc, err);
-    NB_ASSERT(strstr(out, "-> PASS") != NULL, "--check: no '-> PASS' in its output");
+    NB_ASSERT_FATAL(rc == 0, "-n %s -s 3 --check --seed %s --save: exit %d, expected 0: %.120s", ns, seeds, rc,
+                    err);
+    NB_ASSERT(strstr(out, "-> PASS") != NULL, "-n %s --check: no '-> PASS' in its output", ns);
     nb_state g, s1;
-    nb_options o = opts(1001);
-    CU_ASSERT_FATAL(nb_ic_generate("plummer", 1001, 5, &g) == 0);
+    nb_options o = opts(n);
+    CU_ASSERT_FATAL(nb_ic_generate("plummer", n, seed, &g) == 0);
     NB_ASSERT_FATAL(nb_t_state_read(f, &s1) == 0, "--check --save: the saved state cannot be read: %.160s",
                     nb_errmsg());
-    NB_ASSERT_FATAL(s1.n == 1001, "--check --save: %lld bodies saved, expected 1001", (long long)s1.n);
+    NB_ASSERT_FATAL(s1.n == n, "--check --save: %lld bodies saved, expected %lld", (long long)s1.n, (long long)n);
     nb_t_assert_motion(&g, &s1, &o, 3, S->tree, "the state --check saved");
     nb_state_free(&g);
     nb_state_free(&s1);

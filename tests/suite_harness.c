@@ -923,7 +923,8 @@ static void t_manifest(void)
  * verdict defined; dlsym; the sanitizers' options; code that differs under
  * the sanitizers; the system library beyond memory, strings, math, OpenMP
  * and printing: the environment, the program's name, the clock, exit
- * handlers) and clean code, C and CUDA; and the list of the kit's files
+ * handlers; a weak reference to a kit function) and clean code, C and
+ * CUDA; and the list of the kit's files
  * that may read the environment is the tree's. */
 static void t_student_lint(void)
 {

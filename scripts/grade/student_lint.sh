@@ -52,7 +52,9 @@
 #    code that could tell the grader's box from a run of its own (step06's
 #    files that start NCCL and MPI may read the environment, as the kit
 #    wrote them: scripts/grade/lint_kit_files.sha256); and in a build
-#    without the sanitizers, a reference to their runtime.
+#    without the sanitizers, a reference to their runtime; a weak reference
+#    to anything but the system libraries (nb_main, a worker's function:
+#    null in one program and not in another, it would tell them apart).
 # Quiet when nothing is found.  Each finding is one line,
 #   FILE:LINE: what: refused (why)
 # (FILE relative to the top of the tree), OBJ is removed and the exit status
@@ -294,7 +296,7 @@ fi
 sanitized=0
 case " ${cc[*]} $san " in *" -fsanitize="*) sanitized=1 ;; esac
 awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown" -v locs="$tmp/pp.out" \
-    -v allowed="$allowed" -v libs="$tmp/libsyms" -v sanitized=$sanitized -v kitnote="$kitnote" '
+    -v allowed="$allowed" -v libs="$tmp/libsyms" -v sanitized=$sanitized -v kitnote="$kitnote" -v srcpath="$src" '
   BEGIN {
     n = split(syms, s, " "); for (i = 1; i <= n; i++) ref[s[i]] = 1
     n = split(loaders, s, " "); for (i = 1; i <= n; i++) dl[s[i]] = 1
@@ -302,6 +304,17 @@ awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown"
     while ((getline l < locs) > 0) { split(l, f, "\t"); if (f[1] == "S") at[f[2]] = f[3] }
     n = split(allowed, s, " "); for (i = 1; i <= n; i++) ok[s[i]] = 1
     while ((getline l < libs) > 0) { split(l, f, "\t"); if (!(f[2] in lib) || f[1] != "c") lib[f[2]] = f[1] }
+  }
+  function first_line(name,   l, n) {   # SRC:LINE where name is first written in SRC, else SRC
+    n = 0
+    while ((getline l < srcpath) > 0) {
+      n++
+      if (l !~ /^[ \t]*(\/[*]|[*]|\/\/)/ && l ~ ("(^|[^A-Za-z0-9_])" name "([^A-Za-z0-9_]|$)")) {
+        close(srcpath); return src ":" n            # (a line of code, not of a comment)
+      }
+    }
+    close(srcpath)
+    return src
   }
   function allowed_lib(name,   base) {
     if (lib[name] == "m") return 1
@@ -328,6 +341,9 @@ awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown"
     else if (name ~ /^__(asan|ubsan|lsan|msan|tsan|hwasan|dfsan|sanitizer)_/ && undef && !sanitized)
       printf "F\t%s: a reference to %s in a build without the sanitizers: refused (the code must not ask whether a sanitizer watches it)\n",
              where, name
+    else if ((type == "w" || type == "v") && !(name in lib))
+      printf "F\t%s: a weak reference to %s (null where no object defines it: it tells the grader'"'"'s programs from the student'"'"'s own): refused (a lesson computes from its arrays alone, the same in the grade as in a run of its own)\n",
+             (name in at) ? where : first_line(name), name
     else if (undef && (name in lib) && !allowed_lib(name))
       printf "F\t%s: %s (the system library'"'"'s, beyond memory, strings, math, OpenMP and printing: the environment, the clock, the process, how it ends): refused (a lesson computes from its arrays alone, the same in the grade as in a run of its own%s)\n",
              where, name, kitnote

@@ -1,14 +1,16 @@
-/* nb_fence.c -- the allocator of step01's plain workers (tests/work_step01_cpu,
- * tests/work_step01_precision), linked with -Wl,--wrap=malloc and the rest
- * (tests/Makefile): what the step's code allocates is watched in the very
- * build that is graded, not only in the sanitized ones, which a code could
- * tell apart (by where their heaps lie) and behave in.
+/* nb_fence.c -- the allocator of step01's programs: its nbody (and the
+ * exercise's) and the grade's plain workers (tests/work_step01_cpu,
+ * tests/work_step01_precision), linked with $(NB_FENCE_LDFLAGS)
+ * (-Wl,--wrap=malloc and the rest, common/config.mk), so that the program a
+ * student runs and the one the grade runs lay out their memory alike (a
+ * code cannot tell them apart by it), and what the step's code allocates
+ * is watched in the build that is graded, not only in the sanitized ones.
  *
  *  - Every block ends where a page that cannot be read or written begins
  *    (an mmap of its own, the last page PROT_NONE; the block's start keeps
  *    malloc's 16-byte alignment): a read one element past an array, where
  *    the array's length is a multiple of 16 bytes (float3 arrays of a
- *    multiple of 4 bodies: N = 1000), ends the worker on SIGSEGV, which
+ *    multiple of 4 bodies: N = 1000), ends the program on SIGSEGV, which
  *    the grader reports as the test's crash.
  *  - The blocks alive are counted (nb_fence_live()): the worker checks that
  *    a step's force or advance call leaves as many as the call before it
@@ -16,7 +18,7 @@
  * Blocks past 1 GiB, or past 65536 alive at once, come from the C library's
  * malloc, as do those of the C library and the OpenMP runtime themselves
  * (not linked with --wrap); free() and realloc() tell them apart by the
- * table of this file's blocks. */
+ * table of this file's blocks.  Linked only where --wrap asks for it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
