@@ -106,11 +106,14 @@ void mg_report(void *ctx, FILE *out)
     int version = 0;
     ncclGetVersion(&version);
     const char *nvls = getenv("NCCL_NVLS_ENABLE");
-    fprintf(out, "    GPUs: %d, %s; NCCL %d.%d.%d, NCCL_NVLS_ENABLE=%s; %lld bodies per slice "
-            "(tree order walked, index range integrated)\n", m->P,
+    fprintf(out, "    GPUs: %d, %s; NCCL %d.%d.%d, NCCL_NVLS_ENABLE=%s; ", m->P,
             m->team ? "one process per GPU (mpirun)" : "one process, one thread per GPU",
-            version / 10000, version / 100 % 100, version % 100, nvls ? nvls : "(unset)",
-            (long long)m->chunk);
+            version / 10000, version / 100 % 100, version % 100, nvls ? nvls : "(unset)");
+    if (m->replicated)
+        fprintf(out, "every body integrated on every GPU, the tree order walked in ranges\n");
+    else
+        fprintf(out, "%lld bodies per slice (tree order walked, index range integrated)\n",
+                (long long)m->chunk);
     double *tmp = (double *)malloc((size_t)(m->nhist > 0 ? m->nhist : 1) * sizeof(double));
     if (!tmp) return;
     fprintf(out, "    per GPU (median of %d timed steps, ms, CUDA events):\n", m->nhist);
@@ -123,9 +126,13 @@ void mg_report(void *ctx, FILE *out)
     }
     free(tmp);
     double n = (double)m->n, share = (m->P - 1) / (double)m->P;
-    fprintf(out, "    bytes received per GPU and step: positions %.1f MB + accelerations %.1f MB "
-            "= %.1f MB ((16 + 12) B x N x (P-1)/P)\n", 16 * n * share / 1e6, 12 * n * share / 1e6,
-            28 * n * share / 1e6);
+    if (m->replicated)
+        fprintf(out, "    bytes received per GPU and step: accelerations %.1f MB (12 B x N x (P-1)/P; "
+                "no positions: every GPU integrates every body)\n", 12 * n * share / 1e6);
+    else
+        fprintf(out, "    bytes received per GPU and step: positions %.1f MB + accelerations %.1f MB "
+                "= %.1f MB ((16 + 12) B x N x (P-1)/P)\n", 16 * n * share / 1e6,
+                12 * n * share / 1e6, 28 * n * share / 1e6);
     fprintf(out, "    interactions per step: body-body %lld, body-cell %lld "
             "(%.1f + %.1f per body)\n", (long long)m->bb, (long long)m->bc, m->bb / n, m->bc / n);
     const mg_gpu *w = &m->g[0];

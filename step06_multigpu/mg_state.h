@@ -56,6 +56,8 @@ typedef struct mg {
     mg_rec *hist;                   /* P records per timed step, for report() */
     int nhist, cap_hist;
     int64_t bb, bc;                 /* last force computation, all GPUs */
+    int replicated;                 /* 1: every GPU integrates every body (the tuned build): only
+                                     * the accelerations are exchanged; 0: the lesson's slices */
 } mg;
 
 /* What every GPU of this process does at once (mg_run_all()), and under

@@ -291,7 +291,8 @@ static void t_bench_spread(void)
     char *argv[] = { STEP06T_BINARY, "-n", "20000", "-s", "3", "--bench", NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
     const char *musts[] = { "walk spread over the GPUs", "the split (groups of the tree order",
-                            "NCCL_NVLS_ENABLE=0", "GPU 0: gather x" };
+                            "NCCL_NVLS_ENABLE=0", "GPU 0: gather x",
+                            "bodies kept in tree order" };
     int ok = rc == 0;
     for (size_t k = 0; k < sizeof musts / sizeof *musts; k++) ok &= strstr(out, musts[k]) != NULL;
     if (!ok) { printf("       exit %d:\n", rc); nb_t_show(out); nb_t_show(err); }

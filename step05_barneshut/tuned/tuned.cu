@@ -795,10 +795,12 @@ static int take_tree(tuned *t)
  * current already (fresh: no drift since).  It also zeroes the status (the
  * next walk's counters) and, with --poison, the accelerations.  ev: record
  * the events (timed steps). */
+static bool t_refits(const tuned *t) { return !t->fresh && t->age > 0 && t->age < t->keep; }
+
 static int t_refresh(tuned *t, bool ev)
 {
     NB_CUDA(cudaMemset(t->d.st, 0, sizeof(t_status)));
-    const bool refit = !t->fresh && t->age > 0 && t->age < t->keep;
+    const bool refit = t_refits(t);
     if (ev) NB_CUDA(cudaEventRecord(t->ev[E_BUILD]));
     if (!t->fresh && !refit) {
         int rc = bh_gpu_build(t->bh);
@@ -1106,6 +1108,12 @@ extern "C" void bh_tuned_moved(void *ctx)
     tuned *t = (tuned *)ctx;
     t->age++;
     t->fresh = 0;
+}
+
+extern "C" int bh_tuned_builds_next(void *ctx)
+{
+    const tuned *t = (const tuned *)ctx;
+    return !t->fresh && !t_refits(t);   /* t_refresh()'s test */
 }
 
 extern "C" int bh_tuned_refresh(void *ctx) { return t_refresh((tuned *)ctx, false); }

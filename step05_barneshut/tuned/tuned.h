@@ -44,6 +44,10 @@ int  bh_tuned_open(void **ctx, void *bh, const nb_options *o);   /* NB_TUNE as n
 void bh_tuned_close(void *ctx);
 /* The positions changed (a drift): the next refresh builds or refits. */
 void bh_tuned_moved(void *ctx);
+/* 1 if the next bh_tuned_refresh() builds the tree anew (not a refit, not
+ * nothing): the moment a caller may reorder the bodies, as a build sorts
+ * them again (step06 tuned keeps them in tree order). */
+int  bh_tuned_builds_next(void *ctx);
 /* Before each walk: the tree of the current positions, built on one step
  * and refitted on the next R - 1 (NB_TUNE rebuild=R), with its
  * quadrupoles; nothing when no drift came since.  It zeroes the walk's

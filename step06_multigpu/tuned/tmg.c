@@ -1,6 +1,6 @@
 /* tmg.c -- step06_multigpu/tuned: step05's tuned tree over every GPU of a
- * host (program nbody_tuned; not part of the lesson).  DRAFT: it builds,
- * and its GPU code has not yet run (README.md says what is to measure).
+ * host (program nbody_tuned; not part of the lesson).  README.md has its
+ * measurements.
  *
  * The lesson (../mg.c) splits step05's lesson tree over P GPUs; this build
  * does the same with step05's tuned tree (../../step05_barneshut/tuned:
@@ -13,10 +13,16 @@
  *
  * One leapfrog step, on every GPU r at once:
  *
- *   kick + drift   its own bodies [r chunk, (r + 1) chunk) by index, as the
- *                  lesson (their velocities live there and nowhere else)
- *   all-gather x   every GPU's slice of the positions to every GPU (NCCL,
- *                  in place, 16 B a body), as the lesson
+ *   kick + drift   EVERY body (each GPU holds every position, velocity and
+ *                  acceleration; 0.6 ms for 20M bodies on an H200): unlike
+ *                  the lesson, no all-gather of the positions (16 B a body
+ *                  received) -- integrating all N costs less than receiving
+ *                  them.  Every GPU computes the same bits from the same
+ *                  bits, so the copies never drift apart.
+ *   reorder        on a step whose tree is built anew: the bodies moved
+ *                  into the last build's tree order (tmg_kernels.cu), so
+ *                  that the scatter below streams instead of writing at
+ *                  random (3.7 ms of a 20M step, on every GPU, whatever P)
  *   tree           step05 tuned's refresh on all N bodies: the lesson's
  *                  build every T_KEEP steps and a refit between, then the
  *                  quadrupoles -- the same tree on every GPU (replicated)
@@ -27,8 +33,9 @@
  *                  (mg_pack), and its groups' costs, to every GPU: one
  *                  ncclBroadcast per GPU in one group (the ranges differ in
  *                  length: an all-gather "v"), then put back at the bodies'
- *                  indices (mg_scatter)
- *   kick           its own bodies.
+ *                  places (mg_scatter: nearly the identity, as the bodies
+ *                  are in the order of the last build)
+ *   kick           every body.
  *
  * The split by measured cost (tmg_split.c): the ranges are contiguous in
  * tree order, and each one's summed cost -- every group's cost in the last
@@ -46,25 +53,28 @@
  * the same tree from the same positions (the lesson's build; the
  * quadrupoles and the refit sum children in a fixed order); a group's walk
  * and its sums do not depend on which GPU, which warp or when it is walked
- * (tuned.h); pack, all-gathers and scatter copy bits; the integration is
- * elementwise.  At P = 1 the run is step05 tuned's body for body (the same
- * kernels in the same order, one range of every group); the tests check
- * that, and P = all GPUs too (tests/suite_multigpu_tuned.c).
+ * (tuned.h); pack, all-gathers, scatter and reorder copy bits; the
+ * integration is elementwise.  The tree is a function of the positions, not
+ * of the bodies' order (the lesson's build), so the reordering changes no
+ * sum.  At P = 1 the run is step05 tuned's body for body (the same kernels
+ * in the same order, one range of every group), once the copies out have
+ * put the bodies back at their initial indices (unpermute()); the tests
+ * check that, and P = all GPUs too (tests/suite_multigpu_tuned.c).
  *
  * Where this stops paying.  Per step each GPU does, whatever P: the
- * all-gather of the positions (16 B x N x (P-1)/P received), the tree on
- * all N bodies (a build every T_KEEP steps, a refit and the quadrupoles on
- * the others), the all-gather of the accelerations and costs (12 B x N x
- * (P-1)/P + 4 B a group) and the scatter; only the walk is divided by P.
- * So T(P) = T_tree + T_gather(P) + T_walk / P + T_int / P, and the speedup
- * can never pass (T_tree + T_walk) / T_tree.  The tuned build makes the
+ * integration of all N bodies, the tree on all N bodies (a build every
+ * T_KEEP steps, a refit and the quadrupoles on the others), the all-gather
+ * of the accelerations and costs (12 B x N x (P-1)/P + 4 B a group) and the
+ * scatter; only the walk is divided by P.  So T(P) = T_tree + T_int +
+ * T_gather(P) + T_walk / P, and the speedup can never pass (T_tree + T_int
+ * + T_walk) / (T_tree + T_int).  The tuned build makes the
  * walk cheap (theta 1 with quadrupoles, a group walk) and the tree cheap on
  * average (a refit on 3 steps of 4), and the walk's share of a step is
  * smaller than in the lesson: the serial part weighs more, and the speedup
  * flattens at fewer GPUs than the lesson's.  The next step is a locally
  * essential tree (each GPU builds the tree of its own region and receives
  * only the cells and bodies its walk opens of the others'): no replicated
- * build, no all-N exchange.  It is out of scope for this draft.
+ * build, no all-N exchange.  It is not built here.
  *
  * Overlap.  The NCCL calls run on each GPU's own stream (w->stream),
  * ordered with the default stream by events (mg_before_collective(),
@@ -95,6 +105,7 @@
 #include "nb_cuda.h"
 #include "nb_threads.h"
 #include "tmg.h"
+#include "tmg_kernels.h"
 #include "tuned.h"
 
 /* What this build keeps per GPU beside the lesson's mg_gpu. */
@@ -105,6 +116,9 @@ typedef struct tg_gpu {
     int64_t *b;                     /* P + 1: the split, groups [b[r], b[r + 1]) for GPU r */
     int64_t *walked;                /* P + 1: the split of the last walk (tmg_walk_split()) */
     float *hcost;                   /* pinned host memory: every group's cost, for the next split */
+    int *id;                        /* n: the initial index of the body at each place (device) */
+    void *tmp;                      /* 16 B a body: the reordering's scratch (device) */
+    double bytes;                   /* id and tmp */
 } tg_gpu;
 
 /* The run: the lesson's state first (mg_launch.c, mg_follow.c and
@@ -117,18 +131,6 @@ typedef struct tmg {
 static tg_gpu *X(mg *m, const mg_gpu *w) { return &((tmg *)m)->x[w - m->g]; }
 
 /* ---- the exchanges ------------------------------------------------------ */
-
-/* Every GPU's slice of the positions and masses to every GPU, in place (the
- * lesson's gather_positions()). */
-static int gather_positions(mg *m, mg_gpu *w)
-{
-    int rc = mg_before_collective(w);
-    if (rc) return rc;
-    size_t count = 4 * (size_t)m->chunk;
-    ncclResult_t r = ncclAllGather(w->a.pos + (size_t)w->rank * count, w->a.pos, count, ncclFloat,
-                                   w->comm, w->stream);
-    return mg_after_collective(m, w, r, "the all-gather of the positions");
-}
 
 /* Each GPU's range of the walk to every GPU: its accelerations in tree
  * order (at, 3 floats a body) and its groups' costs, one broadcast from
@@ -161,21 +163,6 @@ static int gather_walks(mg *m, mg_gpu *w)
     return 0;
 }
 
-/* Velocities, for download() only (the lesson's gather_velocities()). */
-static int gather_velocities(mg *m, mg_gpu *w)
-{
-    int rc = mg_before_collective(w);
-    if (rc) return rc;
-    size_t count = (size_t)m->chunk, off = (size_t)w->rank * count;
-    ncclResult_t r = ncclGroupStart();
-    float *v[3] = { w->a.vx, w->a.vy, w->a.vz };
-    for (int c = 0; c < 3 && r == ncclSuccess; c++)
-        r = ncclAllGather(v[c] + off, v[c], count, ncclFloat, w->comm, w->stream);
-    ncclResult_t e = ncclGroupEnd();
-    if (r == ncclSuccess) r = e;
-    return mg_after_collective(m, w, r, "the all-gather of the velocities");
-}
-
 /* ---- one GPU's part of a step ------------------------------------------- */
 
 static int mark(mg_gpu *w, int timed, int e)
@@ -193,6 +180,10 @@ static int forces(mg *m, mg_gpu *w, int timed)
 {
     tg_gpu *x = X(m, w);
     int rc;
+    if (bh_tuned_builds_next(x->tc) &&      /* the bodies into the last build's tree order */
+        ((rc = bh_gpu_arrays(w->bh, &w->a)) ||
+         (rc = tmg_reorder(w->a.sorted, w->a.pos, w->a.vx, w->a.vy, w->a.vz, x->id, x->tmp, m->n))))
+        return rc;
     if ((rc = bh_tuned_refresh(x->tc)) || (rc = mark(w, timed, E_BUILD))) return rc;
     if ((rc = bh_gpu_arrays(w->bh, &w->a))) return rc;      /* after a build: its arrays */
     if (m->o.poison)                /* an entry nobody wrote stays NaN */
@@ -226,12 +217,11 @@ static int gpu_step(mg *m, mg_gpu *w, int timed, mg_rec *rec)
 {
     int rc = mg_fake_failure(w);    /* a test hook: NB_FAKE_GPU_FAIL */
     if (rc) return rc;
-    if ((rc = mark(w, timed, E_START)) || (rc = bh_gpu_drift(w->bh, w->lo, w->hi))) return rc;
+    if ((rc = mark(w, timed, E_START)) || (rc = bh_gpu_drift(w->bh, 0, m->n))) return rc;
     bh_tuned_moved(X(m, w)->tc);
-    if ((rc = mark(w, timed, E_DRIFT)) || (rc = gather_positions(m, w)) ||
-        (rc = mark(w, timed, E_GX)) || (rc = forces(m, w, timed)) ||
-        (rc = bh_gpu_kick(w->bh, w->lo, w->hi)) || (rc = mark(w, timed, E_END)) ||
-        (rc = finish(m, w)))
+    if ((rc = mark(w, timed, E_DRIFT)) || (rc = mark(w, timed, E_GX)) ||   /* nothing to gather */
+        (rc = forces(m, w, timed)) || (rc = bh_gpu_kick(w->bh, 0, m->n)) ||
+        (rc = mark(w, timed, E_END)) || (rc = finish(m, w)))
         return rc;
     return timed ? mg_bench_rec(w, rec) : 0;
 }
@@ -262,6 +252,15 @@ static int gpu_init(mg *m, mg_gpu *w, const nb_state *s, const ncclUniqueId *id)
                              "the accelerations in tree order (all-gather buffer)", &w->bytes_at)))
         return rc;
     NB_CUDA(cudaMemset(w->at, 0, 3 * cap * sizeof(float)));
+    double b_id = 0, b_tmp = 0;
+    if ((rc = nb_cuda_malloc((void **)&x->id, cap * sizeof(int), "the bodies' initial indices", &b_id)) ||
+        (rc = nb_cuda_malloc(&x->tmp, 16 * cap, "the reordering's scratch", &b_tmp)) ||
+        (rc = tmg_ids(x->id, m->n)))
+        return rc;
+    x->bytes = b_id + b_tmp;
+    /* a build of the initial positions, so that the first refresh (a build)
+     * finds the bodies in tree order already (forces()) */
+    if ((rc = bh_gpu_build(w->bh))) return rc;
     if ((rc = bh_tuned_open(&x->tc, w->bh, &m->o))) return rc;     /* NB_TUNE: as nbody_tuned's */
     x->ng = bh_tuned_groups(x->tc, &x->gs);
     /* the other GPUs' costs arrive by NCCL: defined from the start, as at */
@@ -288,6 +287,10 @@ static int gpu_destroy(mg *m, mg_gpu *w)
     free(x->b);
     free(x->walked);
     x->b = x->walked = NULL;
+    if (x->id) cudaFree(x->id);
+    if (x->tmp) cudaFree(x->tmp);
+    x->id = NULL;
+    x->tmp = NULL;
     return mg_gpu_destroy(m, w);
 }
 
@@ -318,8 +321,8 @@ static int on_gpu(mg *m, mg_gpu *w, const mg_call *c)
         int rc = forces(m, w, 0);
         return rc ? rc : finish(m, w);
     }
-    case OP_DOWNLOAD:
-        return gather_velocities(m, w);
+    case OP_DOWNLOAD:               /* every GPU holds every body: nothing to gather */
+        return 0;
     case OP_DESTROY:
         return gpu_destroy(m, w);
     }
@@ -355,10 +358,12 @@ int mg_run_all(mg *m, const mg_call *c)
  * (step05's pipeline 52 B and cells 0.9 x 92 B, the accelerations in tree
  * order 12 B), step05 tuned's quadrupoles, counters and copy of the cells
  * (0.9 x 56 B), the positions of the last build (16 B) and a cost and a
- * place in the order per group of 32 or more (8 / 32 B); on the host the
- * lesson's, and per GPU the costs (4 / 32 B), counted for 8 GPUs. */
-#define TMG_DEVICE_BYTES_PER_BODY (52.0 + 12.0 + 16.0 + 0.9 * (92.0 + 56.0) + 8.0 / 32.0)
-#define TMG_HOST_BYTES_PER_BODY   (28.0 + 12.0 + 8 * (16.0 + 4.0 / 32.0))
+ * place in the order per group of 32 or more (8 / 32 B), the initial
+ * indices (4 B) and the reordering's scratch (16 B); on the host the
+ * lesson's, the copies out's indices and scratch (8 B), and per GPU the
+ * costs (4 / 32 B), counted for 8 GPUs. */
+#define TMG_DEVICE_BYTES_PER_BODY (52.0 + 12.0 + 16.0 + 0.9 * (92.0 + 56.0) + 8.0 / 32.0 + 4.0 + 16.0)
+#define TMG_HOST_BYTES_PER_BODY   (28.0 + 12.0 + 8.0 + 8 * (16.0 + 4.0 / 32.0))
 
 static int tmg_probe(const nb_options *o)
 {
@@ -385,6 +390,7 @@ int mg_create(mg **out, int64_t n, const nb_options *o)
     m->o = *o;
     m->o.ic = m->o.save = m->o.render_dir = NULL;     /* not ours to keep */
     m->n = n;
+    m->replicated = 1;              /* every GPU integrates every body (the header) */
     int count = mg_device_count();
     if (m->team) {
         m->P = m->team->size;
@@ -445,6 +451,37 @@ static void sum_interactions(mg *m)
     for (int k = 0; k < m->nlocal; k++) { m->bb += m->g[k].bb; m->bc += m->g[k].bc; }
 }
 
+/* ---- the copies out: the bodies back at their initial indices ---------- */
+
+/* The arrays a[0 .. count) (n floats each, in the order the GPUs keep the
+ * bodies: tree order) put back in the initial order, through GPU 0's ids
+ * (every GPU's are alike): the value at place k goes to id[k].  GPU 0 is
+ * the current device. */
+static int unpermute(mg *m, float *const *a, int count)
+{
+    const size_t n = (size_t)m->n;
+    int *id = (int *)malloc(n * sizeof *id);
+    float *tmp = (float *)malloc(n * sizeof *tmp);
+    if (!id || !tmp) {
+        free(id);
+        free(tmp);
+        return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    }
+    cudaError_t e = cudaMemcpy(id, X(m, &m->g[0])->id, n * sizeof *id, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        free(id);
+        free(tmp);
+        return nb_cuda_error(e, "cudaMemcpy(the bodies' initial indices)", __FILE__, __LINE__);
+    }
+    for (int c = 0; c < count; c++) {
+        for (size_t k = 0; k < n; k++) tmp[id[k]] = a[c][k];
+        memcpy(a[c], tmp, n * sizeof *tmp);
+    }
+    free(id);
+    free(tmp);
+    return 0;
+}
+
 static int tmg_accel(void *ctx, float *ax, float *ay, float *az)
 {
     mg *m = (mg *)ctx;
@@ -457,6 +494,8 @@ static int tmg_accel(void *ctx, float *ax, float *ay, float *az)
     NB_CUDA(cudaMemcpy(ax, w->a.ax, nb, cudaMemcpyDeviceToHost));
     NB_CUDA(cudaMemcpy(ay, w->a.ay, nb, cudaMemcpyDeviceToHost));
     NB_CUDA(cudaMemcpy(az, w->a.az, nb, cudaMemcpyDeviceToHost));
+    float *const a[3] = { ax, ay, az };
+    if ((rc = unpermute(m, a, 3))) return rc;
     sum_interactions(m);
     return 0;
 }
@@ -473,7 +512,8 @@ static int tmg_advance(void *ctx, int steps, nb_step_time *times)
     return timed ? mg_bench_times(m, steps, times) : 0;  /* the slowest GPU's times */
 }
 
-/* Every GPU's bodies gathered on GPU 0, which is then the current device. */
+/* Under mpirun: every rank at the same call (each GPU holds every body);
+ * GPU 0 is then the current device. */
 static int gather0(mg *m)
 {
     int rc = mg_tell(m, OP_DOWNLOAD, 0, 0);
@@ -487,7 +527,9 @@ static int tmg_download(void *ctx, nb_state *s)
 {
     mg *m = (mg *)ctx;
     int rc = gather0(m);
-    return rc ? rc : nb_step05_gpu.download(m->g[0].bh, s);
+    if (rc || (rc = nb_step05_gpu.download(m->g[0].bh, s))) return rc;
+    float *const a[7] = { s->m, s->x, s->y, s->z, s->vx, s->vy, s->vz };
+    return unpermute(m, a, 7);
 }
 
 static int tmg_bodies(void *ctx, nb_bodies *b)
@@ -537,7 +579,7 @@ static void tmg_info(void *ctx, nb_run_info *info)
     bh_tuned_stats st;
     bh_tuned_get_stats(X(m, &m->g[0])->tc, &st);
     info->block = 32 * st.warps;
-    info->device_bytes += st.bytes;
+    info->device_bytes += st.bytes + X(m, &m->g[0])->bytes;
 }
 
 /* GPU p's median walk (ms) over the timed steps. */
@@ -590,6 +632,8 @@ static void tmg_report(void *ctx, FILE *out)
             st.sched ? "the costliest first" : "in tree order", st.blocks, st.warps, st.deepest, st.depth,
             st.fallback, st.order == 2 ? "quadrupoles" : "monopoles", st.keep, st.refits, st.ncells,
             st.bytes / 1048576.0);
+    fprintf(out, "    bodies kept in tree order (reordered at each build): their initial indices and the "
+            "scratch %.1f MiB a GPU\n", x->bytes / 1048576.0);
     fprintf(out, "    the walk's costs all-gathered with the accelerations: %.3f MB a step per GPU "
             "(4 B a group)\n", 4.0 * (double)st.groups * (m->P - 1) / m->P / 1e6);
 }
@@ -615,8 +659,8 @@ int tmg_walk_split(void *ctx, int64_t *b)
 
 const nb_step nb_step06_tuned = {
     .name = "step06_tuned",
-    .idea = "step05's tuned tree over every GPU of a host: replicated tree (built or refitted), "
-            "the group walk split by measured cost, NCCL",
+    .idea = "step05's tuned tree over every GPU of a host: the tree and the integration replicated, "
+            "the bodies in tree order, the group walk split by measured cost, NCCL",
     .options = TMG_STEP_OPTIONS,
     .tree = 1,
     .probe = tmg_probe,
