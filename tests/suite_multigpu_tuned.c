@@ -19,6 +19,10 @@
  *    copy bits, the integration is elementwise (tmg.c's header).
  *  - theta 0: the direct sum over all GPUs (N^2 body-body interactions in
  *    all, none with a cell), and the walk's split covers every group.
+ *  - the walk in parts, each part's all-gather beside the next part's walk
+ *    (NB_TUNE=parts=3, P = all): the saved state's bits are those of one
+ *    part, and --bench prints every part on the timeline; parts=0 and
+ *    parts=17 are exit 2 with one line.
  *  - --bench reports the walk's spread over the GPUs and the split.
  *  - --gpus past the GPUs present: exit 2 naming how many there are.
  *  - a GPU that fails before its all-gather (NB_FAKE_GPU_FAIL): exit 3
@@ -301,6 +305,71 @@ static void t_bench_spread(void)
         NB_ASSERT(strstr(out, musts[k]) != NULL, "--bench prints no '%s'", musts[k]);
 }
 
+/* nbody_tuned -n 20011 -s 5 --save file with NB_TUNE=tune (NULL: unset),
+ * extra an argument more (NULL: none); its exit status, the output in
+ * out/err. */
+static int run_tuned(const char *tune, const char *save, const char *extra)
+{
+    if (tune) setenv("NB_TUNE", tune, 1);
+    char *argv[] = { STEP06T_BINARY, "-n", "20011", "-s", "5", "--seed", "63", "--save", (char *)save,
+                     (char *)extra, NULL };
+    int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
+    unsetenv("NB_TUNE");
+    return rc;
+}
+
+static void t_parts_same_bits(void)
+{
+    char one[512];
+    snprintf(one, sizeof one, "%s", nb_t_tmpfile(0, ".txt"));
+    const char *three = nb_t_tmpfile(1, ".txt");
+    int rc1 = run_tuned(NULL, one, NULL);
+    if (rc1) { printf("       one part: exit %d:\n", rc1); nb_t_show(err); }
+    int rc3 = run_tuned("parts=3", three, "--bench");
+    if (rc3) { printf("       parts=3: exit %d:\n", rc3); nb_t_show(err); }
+    CU_ASSERT_EQUAL_FATAL(rc1, 0);
+    CU_ASSERT_EQUAL_FATAL(rc3, 0);
+    /* the timeline: the three parts' walks and exchanges */
+    const char *musts[] = { "walked in 3 parts (NB_TUNE=parts=3)", "timeline of the last timed step, GPU 0",
+                            " walk3 ", " exchange3 " };
+    for (size_t k = 0; k < sizeof musts / sizeof *musts; k++)
+        NB_ASSERT(strstr(out, musts[k]) != NULL, "--bench with parts=3 prints no '%s'", musts[k]);
+    const char *t = strstr(out, "timeline of the last timed step, GPU 0");
+    double w[6] = { 0 }, x[6] = { 0 };
+    int got = t ? sscanf(strchr(t, ':') ? strchr(t, ':') + 1 : t,
+                         " walk1 %lf %lf exchange1 %lf %lf walk2 %lf %lf exchange2 %lf %lf walk3 %lf %lf "
+                         "exchange3 %lf %lf", &w[0], &w[1], &x[0], &x[1], &w[2], &w[3], &x[2], &x[3],
+                         &w[4], &w[5], &x[4], &x[5]) : 0;
+    int order = got == 12;          /* each part walked before it is exchanged, the parts in order */
+    for (int k = 0; order && k < 3; k++)
+        order = w[2 * k] <= w[2 * k + 1] && w[2 * k + 1] <= x[2 * k] + 1e-3 && x[2 * k] <= x[2 * k + 1] &&
+                (k == 0 || w[2 * k - 1] <= w[2 * k] + 1e-3);
+    if (!order) { printf("       %d numbers read from the timeline:\n", got); nb_t_show(t ? t : out); }
+    NB_ASSERT(order, "the timeline's parts are not walked, then exchanged, in order");
+    nb_state a, b;
+    CU_ASSERT_EQUAL_FATAL(nb_t_state_read(one, &a), 0);
+    CU_ASSERT_EQUAL_FATAL(nb_t_state_read(three, &b), 0);
+    CU_ASSERT_EQUAL_FATAL(a.n, b.n);
+    int64_t d = first_diff(&a, &b);
+    if (d >= 0)
+        printf("       body %lld differs after 5 steps: one part x %.9g v %.9g, three parts x %.9g v %.9g\n",
+               (long long)d, a.x[d], a.vx[d], b.x[d], b.vx[d]);
+    CU_ASSERT(d < 0);
+    nb_state_free(&a);
+    nb_state_free(&b);
+}
+
+static void t_parts_refused(void)
+{
+    const char *bad[] = { "parts=0", "parts=17", "parts=2,parts=2", "parts=x" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        int rc = run_tuned(bad[k], nb_t_tmpfile(2, ".txt"), NULL);
+        int ok = rc == 2 && nb_t_count_lines(err) == 1 && strstr(err, "parts=K (1..16)");
+        if (!ok) { printf("       NB_TUNE=%s: exit %d:\n", bad[k], rc); nb_t_show(err); }
+        NB_ASSERT(ok, "NB_TUNE=%s: not exit 2 with one line naming parts=K (1..16)", bad[k]);
+    }
+}
+
 static void t_too_many_gpus(void)
 {
     int count = device_count();
@@ -357,6 +426,9 @@ void nb_multigpu_tuned_register(const nb_step *step06t, const nb_step *step05t, 
         { "theta 0 = direct sum over all GPUs (N^2 interactions, max 1e-4); the split covers every "
           "group", t_theta0_direct_sum, NB_FORCES(2) },
         { "--bench reports the walk's spread over the GPUs and the split", t_bench_spread, 1 },
+        { "the walk in 3 parts, each exchanged beside the next one's walk: the bits of one part "
+          "(P = all, 5 steps), every part on --bench's timeline", t_parts_same_bits, 1 },
+        { "NB_TUNE parts=0, 17, twice, not a number: exit 2 with one line", t_parts_refused, 1 },
         { "--gpus past the GPUs present: exit 2 naming the count", t_too_many_gpus, 1 },
         { "a failing GPU: exit 3 naming it, no hang", t_failing_gpu, 1 },
         NB_TEST_END

@@ -513,7 +513,8 @@ static void t_bad_tune(void)
                           "order= 2", "stack=31", "stack=4096", "stack=64,order=1,stack=64",
                           "rebuild=0", "rebuild=65", "rebuild=4,rebuild=4", "rebuild=-1",
                           "group=48", "group=128", "group=", "group=32,group=64", "sched=", "sched=costs",
-                          "sched=1", "sched=tree,sched=cost" };
+                          "sched=1", "sched=tree,sched=cost",
+                          "parts=2" /* step06 tuned's key: this program walks every group at once */ };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         setenv("NB_TUNE", bad[k], 1);
         char *argv[] = { (char *)BIN, "-n", "100", "-s", "1", NULL };

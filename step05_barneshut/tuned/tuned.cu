@@ -80,7 +80,8 @@
  * NB_TUNE="order=1|2,stack=K,rebuild=R,group=G,sched=cost|tree" (default
  * order 2, stack 2048, rebuild 4, group 64, sched cost): measuring and
  * testing knobs, checked like the rest (a malformed value: exit 2 with one
- * line).
+ * line).  Opened as a library (bh_tuned_open(), step06 tuned), it also
+ * takes parts=K, which it only keeps for its caller (bh_tuned_stats).
  *
  *   nvcc -O3 -ftz=true -arch=sm_90 -c tuned.cu   (flags: common/config.mk) */
 #include <cuda_runtime.h>
@@ -111,6 +112,7 @@ static_assert(T_GROUP == 32 || T_GROUP == 64, "T_GROUP: 32 or 64 bodies a group 
 #define T_FAR2   281474976710656.0f /* (2^24)^2 */
 #define T_STACK  2048               /* stack entries a resident warp (global memory); NB_TUNE=stack=K uses K */
 #ifndef T_KEEP
+#define T_PARTS_MAX 16              /* NB_TUNE=parts=K: step06 tuned's walk in at most 16 parts */
 #define T_KEEP   4                  /* steps a tree serves (NB_TUNE=rebuild=R) */
 #endif
 #define T_KEEP_MAX 64
@@ -663,6 +665,7 @@ typedef struct tuned {
     float eps2;
     int poison, blocks, cap;        /* cap: cells the quadrupole arrays hold */
     int keep;                       /* a tree serves this many steps (NB_TUNE=rebuild=K; 1: rebuilt every step) */
+    int parts;                      /* NB_TUNE=parts=K, for the library's caller (step06 tuned) */
     int age;                        /* drifts since the last build */
     int fresh;                      /* the tree (built or refitted) is of the current positions */
     int refits;                     /* refits since init (warm-up steps included) */
@@ -704,14 +707,17 @@ static int tune_int(const char *p, const char *end, long lo, long hi, long *v)
  * others; default T_KEEP), the bodies a group (32 or 64: one or two a
  * lane; default T_GROUP), and the order the groups are taken in (default
  * cost: the costliest in the last force first; tree: tree order).  Each
- * key at most once, comma-separated. */
-static int parse_tune(t_dev *d, int *keep, int *sched)
+ * key at most once, comma-separated.  parts: NULL refuses the key parts=K
+ * (step05 tuned's own program: it walks every group at once); else the
+ * parts its caller cuts its walk in (1..T_PARTS_MAX, default 1). */
+static int parse_tune(t_dev *d, int *keep, int *sched, int *parts)
 {
     d->order = 2;
     d->ni = T_GROUP / 32;
     d->depth = T_STACK;
     *keep = T_KEEP;
     *sched = 1;
+    if (parts) *parts = 1;
     const char *env = getenv("NB_TUNE");
     if (!env || !*env) return 0;
     int seen = 0;
@@ -734,11 +740,19 @@ static int parse_tune(t_dev *d, int *keep, int *sched)
         else if (eq - p == 5 && !strncmp(p, "sched", 5) && !(seen & 16) &&
                  end - eq == 5 && (!strncmp(eq + 1, "cost", 4) || !strncmp(eq + 1, "tree", 4)))
             *sched = eq[1] == 'c', seen |= 16;
+        else if (parts && eq - p == 5 && !strncmp(p, "parts", 5) && !(seen & 32) &&
+                 tune_int(eq + 1, end, 1, T_PARTS_MAX, &v))
+            *parts = (int)v, seen |= 32;
         else
             break;
         if (*end == '\0') return 0;
         p = end + 1;
     }
+    if (parts)
+        return nb_fail(NB_EXIT_USAGE, "NB_TUNE=\"%s\": the tuned tree over the GPUs takes order=1|2 "
+                       "(monopoles or quadrupoles), stack=K (32..%d), rebuild=R (1..%d), group=32|64, "
+                       "sched=cost|tree and parts=K (1..%d), each at most once, separated by commas", env,
+                       T_STACK, T_KEEP_MAX, T_PARTS_MAX);
     return nb_fail(NB_EXIT_USAGE, "NB_TUNE=\"%s\": the tuned tree takes order=1|2 (monopoles or "
                    "quadrupoles), stack=K (32..%d), rebuild=R (1..%d), group=32|64 and sched=cost|tree, "
                    "each at most once, separated by commas", env, T_STACK, T_KEEP_MAX);
@@ -855,6 +869,7 @@ static int t_walk(tuned *t, int64_t g0, int64_t g1)
         NB_LAUNCHED();
         t->d.gorder = t->gorder;
     }
+    NB_CUDA(cudaMemsetAsync(&t->d.st->next, 0, sizeof t->d.st->next));  /* several walks a refresh */
     group_force_of(&t->d)<<<t->blocks, 32 * T_WARPS>>>(t->d, t->eps2, ng);
     NB_LAUNCHED();
     if (g0 == 0 && g1 == t_groups(t)) t->costs = 1;
@@ -955,7 +970,7 @@ static int t_init(void **ctx, const nb_state *s, const nb_options *o)
     tuned *t = (tuned *)calloc(1, sizeof *t);
     *ctx = t;                       /* on failure nb_main() calls t_destroy() */
     if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    int rc = parse_tune(&t->d, &t->keep, &t->sched);
+    int rc = parse_tune(&t->d, &t->keep, &t->sched, NULL);
     if (rc) return rc;
     if ((rc = bh_gpu_open(&t->bh, s, o, s->n))) return rc;
     t->own_bh = 1;
@@ -1095,7 +1110,7 @@ extern "C" int bh_tuned_open(void **ctx, void *bh, const nb_options *o)
     tuned *t = (tuned *)calloc(1, sizeof *t);
     *ctx = t;                       /* on failure the caller calls bh_tuned_close() */
     if (!t) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
-    int rc = parse_tune(&t->d, &t->keep, &t->sched);
+    int rc = parse_tune(&t->d, &t->keep, &t->sched, &t->parts);
     if (rc) return rc;
     t->bh = bh;                     /* the caller's: not destroyed here */
     return t_setup(t, o);
@@ -1157,6 +1172,7 @@ extern "C" void bh_tuned_get_stats(void *ctx, bh_tuned_stats *s)
     s->ncells = t->d.ncells;
     s->order = t->d.order;
     s->sched = t->sched;
+    s->parts = t->parts;
     s->bytes = t->bytes + (double)t->cap * (2 * sizeof(float4) + sizeof(int4) + sizeof(float) + sizeof(int));
 }
 

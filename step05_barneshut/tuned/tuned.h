@@ -40,7 +40,7 @@ int bh_tuned_interactions(void *ctx, int64_t *body_body, int64_t *body_cell);
  * keeps and destroys after bh_tuned_close(ctx).  Asynchronous on the
  * legacy default stream, except a refresh that builds (bh_gpu_build()
  * reads the cell count back) and bh_tuned_read_status(). */
-int  bh_tuned_open(void **ctx, void *bh, const nb_options *o);   /* NB_TUNE as nbody_tuned's */
+int  bh_tuned_open(void **ctx, void *bh, const nb_options *o);   /* NB_TUNE as nbody_tuned's, and parts=K */
 void bh_tuned_close(void *ctx);
 /* The positions changed (a drift): the next refresh builds or refits. */
 void bh_tuned_moved(void *ctx);
@@ -59,7 +59,9 @@ int64_t bh_tuned_groups(void *ctx, int *gs);
 /* The group walk of the groups [g0, g1): their bodies' accelerations at
  * the body indices (bh's ax, ay, az), their costs at costs[g0 .. g1).  A
  * body's accelerations are the same bits whatever the range (the walk of a
- * group does not depend on which warp takes it, or when). */
+ * group does not depend on which warp takes it, or when); one refresh may
+ * serve several walks of disjoint ranges (step06 tuned's parts), whose
+ * interactions add up. */
 int  bh_tuned_walk(void *ctx, int64_t g0, int64_t g1);
 /* Device array, one float per group: its cost in the last walk that took
  * it (body pulls + 2.4 x quadrupole pulls).  A walk of every group fills
@@ -79,6 +81,8 @@ typedef struct bh_tuned_stats {
                                      * groups sent to the stackless walk (last walk) */
     int keep, refits, ncells;       /* steps a tree serves, refits so far, cells of the tree */
     int order, sched;               /* 2: quadrupoles, 1: monopoles; 1: the costliest first */
+    int parts;                      /* NB_TUNE=parts=K, read by bh_tuned_open() only (else 1): the
+                                     * parts step06 tuned cuts each GPU's walk in */
     double bytes;                   /* device memory of this build beyond the lesson's pipeline */
 } bh_tuned_stats;
 void bh_tuned_get_stats(void *ctx, bh_tuned_stats *s);

@@ -34,7 +34,8 @@
  *                  ncclBroadcast per GPU in one group (the ranges differ in
  *                  length: an all-gather "v"), then put back at the bodies'
  *                  places (mg_scatter: nearly the identity, as the bodies
- *                  are in the order of the last build)
+ *                  are in the order of the last build); with NB_TUNE
+ *                  parts=K, part by part beside the walk (Overlap, below)
  *   kick           every body.
  *
  * The split by measured cost (tmg_split.c): the ranges are contiguous in
@@ -76,16 +77,23 @@
  * only the cells and bodies its walk opens of the others'): no replicated
  * build, no all-N exchange.  It is not built here.
  *
- * Overlap.  The NCCL calls run on each GPU's own stream (w->stream),
- * ordered with the default stream by events (mg_before_collective(),
- * mg_after_collective()), as in the lesson; the copy of the costs to the
- * host (for the next split) runs on that stream too, under the scatter and
- * the kick.  The exchange is not overlapped with the walk, by measurement:
- * through NVLink it takes about 1 ms of a 39 ms step (20M bodies, 4 H200),
- * and the walk holds every SM whole while it runs (4 blocks of 256 threads
- * at 64 registers: the register file), so an NCCL kernel beside it would
- * start only at its tail.  Over a slow network (sockets: 71 ms of 109) it
- * would pay, with a walk that leaves an SM free and its range cut in parts.
+ * Overlap.  The NCCL calls run on each GPU's own stream (w->stream, of
+ * the highest priority), ordered with the default stream by events
+ * (mg_before_collective(), mg_after_collective()), as in the lesson; the
+ * copy of the costs to the host (for the next split) runs on that stream
+ * too, under the scatter and the kick.  NB_TUNE=parts=K cuts every GPU's
+ * range into K parts (by cost, as the ranges are cut: plan_parts()), walks
+ * them one after the other and queues each part's all-gather as soon as
+ * its walk is packed, so that it runs beside the next part's walk; the
+ * host waits once, after the last.  A group's sums do not depend on the
+ * part that walks it, so the bits are those of parts=1.  The default is 1,
+ * by measurement: through NVLink the exchange takes about 1 ms of a 39 ms
+ * step (20M bodies, 4 H200), and the walk holds every SM whole while it
+ * runs (4 blocks of 256 threads at 64 registers: the register file), so
+ * NCCL's blocks start only where a walk's blocks end.  Over a slow network
+ * (sockets: 71 ms of 109) the parts let the exchange run beside the walk.
+ * --bench prints each GPU's timeline of its last timed step: the parts'
+ * walks and exchanges, on their two streams.
  *
  * Two launch modes, one code path, as the lesson: one process with one
  * OpenMP thread per GPU (main.c), or one process per GPU under mpirun
@@ -117,6 +125,12 @@ typedef struct tg_gpu {
     int gs;                         /* bodies a group */
     int64_t *b;                     /* P + 1: the split, groups [b[r], b[r + 1]) for GPU r */
     int64_t *walked;                /* P + 1: the split of the last walk (tmg_walk_split()) */
+    int parts;                      /* each range walked and exchanged in this many parts (NB_TUNE) */
+    int64_t *pb;                    /* P x (parts + 1): GPU r's part k is the groups
+                                     * [pb[r (parts + 1) + k], pb[r (parts + 1) + k + 1]) */
+    cudaEvent_t *tev;               /* 4 a part, timed steps: walk begins, ends (after the pack),
+                                     * exchange may begin, ends (NCCL's stream) */
+    float *tl;                      /* 4 a part: the last timed step's events, ms from its start */
     float *hcost;                   /* pinned host memory: every group's cost, for the next split */
     int *id;                        /* n: the initial index of the body at each place (device) */
     void *tmp;                      /* 16 B a body: the reordering's scratch (device) */
@@ -134,20 +148,24 @@ static tg_gpu *X(mg *m, const mg_gpu *w) { return &((tmg *)m)->x[w - m->g]; }
 
 /* ---- the exchanges ------------------------------------------------------ */
 
-/* Each GPU's range of the walk to every GPU: its accelerations in tree
- * order (at, 3 floats a body) and its groups' costs, one broadcast from
- * each GPU (the ranges differ in length), in one NCCL group.  Every GPU
- * knows every range (the same split).  Then the costs go to the host on
- * NCCL's stream, for the next split (finish()). */
-static int gather_walks(mg *m, mg_gpu *w)
+/* Part k of every GPU's range of the walk to every GPU: its accelerations
+ * in tree order (at, 3 floats a body) and its groups' costs, one broadcast
+ * from each GPU (the parts differ in length: an all-gather "v"), in one
+ * NCCL group, on NCCL's stream once the default stream has walked and
+ * packed this GPU's part k.  Every GPU knows every part (the same split).
+ * The host does not wait for it here: the next part's walk is queued
+ * beside it (forces()). */
+static int exchange_part(mg *m, mg_gpu *w, int k, int timed)
 {
     tg_gpu *x = X(m, w);
     int rc = mg_before_collective(w);
     if (rc) return rc;
+    if (timed) NB_CUDA(cudaEventRecord(x->tev[4 * k + 2], w->stream));
     float *cost = bh_tuned_costs(x->tc);
     ncclResult_t r = ncclGroupStart();
     for (int q = 0; q < m->P && r == ncclSuccess; q++) {
-        int64_t g0 = x->b[q], g1 = x->b[q + 1];
+        const int64_t *pq = &x->pb[(size_t)q * (x->parts + 1)];
+        int64_t g0 = pq[k], g1 = pq[k + 1];
         if (g1 <= g0) continue;
         int64_t lo = g0 * x->gs, hi = g1 * x->gs < m->n ? g1 * x->gs : m->n;
         float *a = w->at + 3 * (size_t)lo;
@@ -157,12 +175,34 @@ static int gather_walks(mg *m, mg_gpu *w)
     }
     ncclResult_t e = ncclGroupEnd();            /* always closes the group */
     if (r == ncclSuccess) r = e;
-    if ((rc = mg_after_collective(m, w, r, "the all-gather of the accelerations and the costs")))
-        return rc;
-    bh_tuned_costs_known(x->tc);
-    NB_CUDA(cudaMemcpyAsync(x->hcost, cost, (size_t)x->ng * sizeof(float), cudaMemcpyDeviceToHost,
-                            w->stream));
+    if ((rc = mg_nccl_ready(m, w, r, "the all-gather of the accelerations and the costs"))) return rc;
+    if (timed) NB_CUDA(cudaEventRecord(x->tev[4 * k + 3], w->stream));
     return 0;
+}
+
+/* Every part exchanged: the default stream waits for NCCL's, the host
+ * polls it (no hang), then the costs go to the host on NCCL's stream, for
+ * the next split (finish()). */
+static int join_exchanges(mg *m, mg_gpu *w)
+{
+    tg_gpu *x = X(m, w);
+    int rc = mg_after_collective(m, w, ncclSuccess, "the all-gather of the accelerations and the costs");
+    if (rc) return rc;
+    bh_tuned_costs_known(x->tc);
+    NB_CUDA(cudaMemcpyAsync(x->hcost, bh_tuned_costs(x->tc), (size_t)x->ng * sizeof(float),
+                            cudaMemcpyDeviceToHost, w->stream));
+    return 0;
+}
+
+/* The parts of every GPU's range [b[q], b[q + 1]), cut as the ranges are:
+ * by the costs (NULL: by count), the same on every GPU. */
+static void plan_parts(mg *m, tg_gpu *x, const float *cost)
+{
+    for (int q = 0; q < m->P; q++) {
+        int64_t *pq = &x->pb[(size_t)q * (x->parts + 1)];
+        tmg_split(cost ? cost + x->b[q] : NULL, x->b[q + 1] - x->b[q], x->parts, pq);
+        for (int k = 0; k <= x->parts; k++) pq[k] += x->b[q];
+    }
 }
 
 /* ---- one GPU's part of a step ------------------------------------------- */
@@ -174,10 +214,12 @@ static int mark(mg_gpu *w, int timed, int e)
 }
 
 /* The accelerations of the current positions (every GPU holds all of
- * them): the same tree everywhere, this GPU's range of the walk, the
- * exchange.  The phases of --bench: build (the tree: built or refitted,
- * its quadrupoles), walk (its range, and the pack), gather a (the
- * exchange and the scatter). */
+ * them): the same tree everywhere, this GPU's range of the walk in parts,
+ * each part exchanged while the next one is walked (NB_TUNE parts=K; 1: the
+ * whole range, then its exchange), the scatter.  The phases of --bench:
+ * build (the tree: built or refitted, its quadrupoles), walk (its parts,
+ * their packs, and the exchanges that ran beside them), gather a (what is
+ * left of the exchanges, and the scatter). */
 static int forces(mg *m, mg_gpu *w, int timed)
 {
     tg_gpu *x = X(m, w);
@@ -190,14 +232,19 @@ static int forces(mg *m, mg_gpu *w, int timed)
     if ((rc = bh_gpu_arrays(w->bh, &w->a))) return rc;      /* after a build: its arrays */
     if (m->o.poison)                /* an entry nobody wrote stays NaN */
         NB_CUDA(cudaMemset(w->at, 0xFF, 3 * (size_t)m->P * (size_t)m->chunk * sizeof(float)));
-    const int64_t g0 = x->b[w->rank], g1 = x->b[w->rank + 1];
-    const int64_t lo = g0 * x->gs < m->n ? g0 * x->gs : m->n, hi = g1 * x->gs < m->n ? g1 * x->gs : m->n;
     memcpy(x->walked, x->b, (size_t)(m->P + 1) * sizeof *x->b);
-    if ((rc = bh_tuned_walk(x->tc, g0, g1)) ||
-        (rc = mg_pack(w->a.sorted, w->a.ax, w->a.ay, w->a.az, w->at, lo, hi)) ||
-        (rc = mark(w, timed, E_WALK)))
-        return rc;
-    if ((rc = gather_walks(m, w))) return rc;
+    const int64_t *pr = &x->pb[(size_t)w->rank * (x->parts + 1)];
+    for (int k = 0; k < x->parts; k++) {
+        const int64_t g0 = pr[k], g1 = pr[k + 1];
+        const int64_t lo = g0 * x->gs < m->n ? g0 * x->gs : m->n, hi = g1 * x->gs < m->n ? g1 * x->gs : m->n;
+        if (timed) NB_CUDA(cudaEventRecord(x->tev[4 * k], 0));
+        if ((rc = bh_tuned_walk(x->tc, g0, g1)) ||
+            (rc = mg_pack(w->a.sorted, w->a.ax, w->a.ay, w->a.az, w->at, lo, hi)))
+            return rc;
+        if (timed) NB_CUDA(cudaEventRecord(x->tev[4 * k + 1], 0));
+        if ((rc = exchange_part(m, w, k, timed))) return rc;
+    }
+    if ((rc = mark(w, timed, E_WALK)) || (rc = join_exchanges(m, w))) return rc;
     if ((rc = mg_scatter(w->a.sorted, w->at, w->a.ax, w->a.ay, w->a.az, m->n))) return rc;
     return mark(w, timed, E_SCAT);
 }
@@ -212,6 +259,7 @@ static int finish(mg *m, mg_gpu *w)
     if (rc) return rc;
     NB_CUDA(cudaStreamSynchronize(w->stream));  /* the costs' copy: queued after a finished collective */
     tmg_split(x->hcost, x->ng, m->P, x->b);
+    plan_parts(m, x, x->hcost);
     return 0;
 }
 
@@ -225,7 +273,11 @@ static int gpu_step(mg *m, mg_gpu *w, int timed, mg_rec *rec)
         (rc = forces(m, w, timed)) || (rc = bh_gpu_kick(w->bh, 0, m->n)) ||
         (rc = mark(w, timed, E_END)) || (rc = finish(m, w)))
         return rc;
-    return timed ? mg_bench_rec(w, rec) : 0;
+    if (!timed) return 0;
+    tg_gpu *x = X(m, w);            /* the timeline of this step (finish() waited for both streams) */
+    for (int j = 0; j < 4 * x->parts; j++)
+        NB_CUDA(cudaEventElapsedTime(&x->tl[j], w->ev[E_START], x->tev[j]));
+    return mg_bench_rec(w, rec);
 }
 
 static int comm_init(mg *m, mg_gpu *w, const ncclUniqueId *id)
@@ -242,7 +294,11 @@ static int comm_init(mg *m, mg_gpu *w, const ncclUniqueId *id)
 static int gpu_init(mg *m, mg_gpu *w, const nb_state *s, const ncclUniqueId *id)
 {
     tg_gpu *x = X(m, w);
-    NB_CUDA(cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking));
+    /* NCCL's stream at the highest priority: its blocks are placed before
+     * those of a walk queued beside it (NB_TUNE parts=K) */
+    int least = 0, greatest = 0;
+    NB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    NB_CUDA(cudaStreamCreateWithPriority(&w->stream, cudaStreamNonBlocking, greatest));
     for (int e = 0; e < MG_EVENTS; e++) NB_CUDA(cudaEventCreate(&w->ev[e]));
     NB_CUDA(cudaEventCreateWithFlags(&w->ready, cudaEventDisableTiming));
     NB_CUDA(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
@@ -265,13 +321,21 @@ static int gpu_init(mg *m, mg_gpu *w, const nb_state *s, const ncclUniqueId *id)
     if ((rc = bh_gpu_build(w->bh))) return rc;
     if ((rc = bh_tuned_open(&x->tc, w->bh, &m->o))) return rc;     /* NB_TUNE: as nbody_tuned's */
     x->ng = bh_tuned_groups(x->tc, &x->gs);
+    bh_tuned_stats st;
+    bh_tuned_get_stats(x->tc, &st);
+    x->parts = st.parts;
     /* the other GPUs' costs arrive by NCCL: defined from the start, as at */
     NB_CUDA(cudaMemset(bh_tuned_costs(x->tc), 0, (size_t)(x->ng > 0 ? x->ng : 0) * sizeof(float)));
     x->b = (int64_t *)calloc((size_t)m->P + 1, sizeof *x->b);
     x->walked = (int64_t *)calloc((size_t)m->P + 1, sizeof *x->walked);
-    if (!x->b || !x->walked) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    x->pb = (int64_t *)calloc((size_t)m->P * ((size_t)x->parts + 1), sizeof *x->pb);
+    x->tev = (cudaEvent_t *)calloc(4 * (size_t)x->parts, sizeof *x->tev);
+    x->tl = (float *)calloc(4 * (size_t)x->parts, sizeof *x->tl);
+    if (!x->b || !x->walked || !x->pb || !x->tev || !x->tl) return nb_fail(NB_EXIT_RUNTIME, "out of host memory");
+    for (int j = 0; j < 4 * x->parts; j++) NB_CUDA(cudaEventCreate(&x->tev[j]));
     NB_CUDA(cudaMallocHost((void **)&x->hcost, (size_t)(x->ng > 0 ? x->ng : 1) * sizeof(float)));
     tmg_split(NULL, x->ng, m->P, x->b);         /* no costs yet: the first walk by count */
+    plan_parts(m, x, NULL);
     if ((rc = comm_init(m, w, id))) return rc;
     if ((rc = forces(m, w, 0))) return rc;      /* the accelerations of the initial state */
     return finish(m, w);
@@ -288,7 +352,14 @@ static int gpu_destroy(mg *m, mg_gpu *w)
     x->hcost = NULL;
     free(x->b);
     free(x->walked);
-    x->b = x->walked = NULL;
+    free(x->pb);
+    x->b = x->walked = x->pb = NULL;
+    for (int j = 0; x->tev && j < 4 * x->parts; j++)
+        if (x->tev[j]) cudaEventDestroy(x->tev[j]);
+    free(x->tev);
+    free(x->tl);
+    x->tev = NULL;
+    x->tl = NULL;
     if (x->id) cudaFree(x->id);
     if (x->tmp) cudaFree(x->tmp);
     x->id = NULL;
@@ -625,6 +696,18 @@ static void tmg_report(void *ctx, FILE *out)
                 (long long)x->walked[p + 1], total > 0 ? 100 * c / total : 0.0);
     }
     fputc('\n', out);
+    /* the last timed step on every GPU of this process (under mpirun: this
+     * rank's): the parts' walks and their exchanges, on their two streams */
+    for (int k = 0; k < m->nlocal && m->nhist > 0; k++) {
+        const tg_gpu *y = X(m, &m->g[k]);
+        fprintf(out, "    timeline of the last timed step, GPU %d (ms from its start; walk: a part's walk "
+                "and pack, default stream; exchange: its all-gather, NCCL's stream, from when it may begin):",
+                m->g[k].rank);
+        for (int j = 0; j < y->parts; j++)
+            fprintf(out, " walk%d %.3f %.3f exchange%d %.3f %.3f", j + 1, y->tl[4 * j], y->tl[4 * j + 1],
+                    j + 1, y->tl[4 * j + 2], y->tl[4 * j + 3]);
+        fputc('\n', out);
+    }
     bh_tuned_stats st;
     bh_tuned_get_stats(x->tc, &st);
     fprintf(out, "    tuned tree (GPU 0): %lld groups of %d, %s, on %d blocks of %d warps; deepest stack "
@@ -638,6 +721,12 @@ static void tmg_report(void *ctx, FILE *out)
             "scratch %.1f MiB a GPU\n", x->bytes / 1048576.0);
     fprintf(out, "    the walk's costs all-gathered with the accelerations: %.3f MB a step per GPU "
             "(4 B a group)\n", 4.0 * (double)st.groups * (m->P - 1) / m->P / 1e6);
+    if (x->parts > 1)
+        fprintf(out, "    each GPU's range walked in %d parts (NB_TUNE=parts=%d), each part's all-gather "
+                "beside the next part's walk, on a stream of the highest priority\n", x->parts, x->parts);
+    else
+        fprintf(out, "    each GPU's range walked whole, then all-gathered (NB_TUNE=parts=K cuts it in K "
+                "parts, each exchanged beside the next one's walk)\n");
 }
 
 /* ---- what the tests read ------------------------------------------------ */
