@@ -305,14 +305,13 @@ static void t_bench_spread(void)
         NB_ASSERT(strstr(out, musts[k]) != NULL, "--bench prints no '%s'", musts[k]);
 }
 
-/* nbody_tuned -n 20011 -s 5 --save file with NB_TUNE=tune (NULL: unset),
- * extra an argument more (NULL: none); its exit status, the output in
- * out/err. */
-static int run_tuned(const char *tune, const char *save, const char *extra)
+/* nbody_tuned -n 20011 -s 5 --save file (NULL: --bench instead) with
+ * NB_TUNE=tune (NULL: unset); its exit status, the output in out/err. */
+static int run_tuned(const char *tune, const char *save)
 {
     if (tune) setenv("NB_TUNE", tune, 1);
-    char *argv[] = { STEP06T_BINARY, "-n", "20011", "-s", "5", "--seed", "63", "--save", (char *)save,
-                     (char *)extra, NULL };
+    char *argv[] = { STEP06T_BINARY, "-n", "20011", "-s", "5", "--seed", "63", save ? "--save" : "--bench",
+                     (char *)save, NULL };
     int rc = nb_t_run(argv, out, sizeof out, err, sizeof err, 120);
     unsetenv("NB_TUNE");
     return rc;
@@ -323,12 +322,26 @@ static void t_parts_same_bits(void)
     char one[512];
     snprintf(one, sizeof one, "%s", nb_t_tmpfile(0, ".txt"));
     const char *three = nb_t_tmpfile(1, ".txt");
-    int rc1 = run_tuned(NULL, one, NULL);
+    int rc1 = run_tuned(NULL, one);
     if (rc1) { printf("       one part: exit %d:\n", rc1); nb_t_show(err); }
-    int rc3 = run_tuned("parts=3", three, "--bench");
+    int rc3 = run_tuned("parts=3", three);
     if (rc3) { printf("       parts=3: exit %d:\n", rc3); nb_t_show(err); }
     CU_ASSERT_EQUAL_FATAL(rc1, 0);
     CU_ASSERT_EQUAL_FATAL(rc3, 0);
+    nb_state a, b;
+    CU_ASSERT_EQUAL_FATAL(nb_t_state_read(one, &a), 0);
+    CU_ASSERT_EQUAL_FATAL(nb_t_state_read(three, &b), 0);
+    CU_ASSERT_EQUAL_FATAL(a.n, b.n);
+    int64_t d = first_diff(&a, &b);
+    if (d >= 0)
+        printf("       body %lld differs after 5 steps: one part x %.9g v %.9g, three parts x %.9g v %.9g\n",
+               (long long)d, a.x[d], a.vx[d], b.x[d], b.vx[d]);
+    CU_ASSERT(d < 0);
+    nb_state_free(&a);
+    nb_state_free(&b);
+    int rcb = run_tuned("parts=3", NULL);
+    if (rcb) { printf("       parts=3 --bench: exit %d:\n", rcb); nb_t_show(err); }
+    CU_ASSERT_EQUAL_FATAL(rcb, 0);
     /* the timeline: the three parts' walks and exchanges */
     const char *musts[] = { "walked in 3 parts (NB_TUNE=parts=3)", "timeline of the last timed step, GPU 0",
                             " walk3 ", " exchange3 " };
@@ -346,24 +359,13 @@ static void t_parts_same_bits(void)
                 (k == 0 || w[2 * k - 1] <= w[2 * k] + 1e-3);
     if (!order) { printf("       %d numbers read from the timeline:\n", got); nb_t_show(t ? t : out); }
     NB_ASSERT(order, "the timeline's parts are not walked, then exchanged, in order");
-    nb_state a, b;
-    CU_ASSERT_EQUAL_FATAL(nb_t_state_read(one, &a), 0);
-    CU_ASSERT_EQUAL_FATAL(nb_t_state_read(three, &b), 0);
-    CU_ASSERT_EQUAL_FATAL(a.n, b.n);
-    int64_t d = first_diff(&a, &b);
-    if (d >= 0)
-        printf("       body %lld differs after 5 steps: one part x %.9g v %.9g, three parts x %.9g v %.9g\n",
-               (long long)d, a.x[d], a.vx[d], b.x[d], b.vx[d]);
-    CU_ASSERT(d < 0);
-    nb_state_free(&a);
-    nb_state_free(&b);
 }
 
 static void t_parts_refused(void)
 {
     const char *bad[] = { "parts=0", "parts=17", "parts=2,parts=2", "parts=x" };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        int rc = run_tuned(bad[k], nb_t_tmpfile(2, ".txt"), NULL);
+        int rc = run_tuned(bad[k], nb_t_tmpfile(2, ".txt"));
         int ok = rc == 2 && nb_t_count_lines(err) == 1 && strstr(err, "parts=K (1..16)");
         if (!ok) { printf("       NB_TUNE=%s: exit %d:\n", bad[k], rc); nb_t_show(err); }
         NB_ASSERT(ok, "NB_TUNE=%s: not exit 2 with one line naming parts=K (1..16)", bad[k]);
