@@ -349,7 +349,8 @@ static void t_parts_same_bits(void)
         NB_ASSERT(strstr(out, musts[k]) != NULL, "--bench with parts=3 prints no '%s'", musts[k]);
     const char *t = strstr(out, "timeline of the last timed step, GPU 0");
     double w[6] = { 0 }, x[6] = { 0 };
-    int got = t ? sscanf(strchr(t, ':') ? strchr(t, ':') + 1 : t,
+    const char *nums = t ? strstr(t, "):") : NULL;     /* past the parenthesis, which has colons */
+    int got = nums ? sscanf(nums + 2,
                          " walk1 %lf %lf exchange1 %lf %lf walk2 %lf %lf exchange2 %lf %lf walk3 %lf %lf "
                          "exchange3 %lf %lf", &w[0], &w[1], &x[0], &x[1], &w[2], &w[3], &x[2], &x[3],
                          &w[4], &w[5], &x[4], &x[5]) : 0;
