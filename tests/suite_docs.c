@@ -692,6 +692,69 @@ static void t_report_self_contained(void)
  * lesson folder holds a tuned build's file, no circle between files (the
  * student kit, whose tree is not the table's and whose blanked sources make
  * other diffs: the targets but the make diff counts). */
+/* scripts/tables/timeline_plot.sh draws --bench's timeline of step06's
+ * tuned build (NB_TUNE=parts=K): from a log of two runs, the run asked for,
+ * every GPU's walk and exchange lanes, every part a box; a log with no
+ * timeline, a run past the last, a wrong picture type: exit 2, no picture. */
+static void t_timeline_plot(void)
+{
+    const char *base = nb_t_tmpfile(2, ".timeline");
+    char cmd[2400], path[1200], out[4096];
+    mkdir(base, 0755);
+    snprintf(path, sizeof path, "%s/log.txt", base);
+    FILE *f = fopen(path, "w");
+    NB_ASSERT_FATAL(f != NULL, "cannot write %s", path);
+    const char *head = "    timeline of the last timed step, GPU %d (ms from its start; walk: a part's walk "
+                       "and pack, default stream; exchange: its all-gather, NCCL's stream, from when it may begin):";
+    fputs("$ first run\n", f);
+    fprintf(f, head, 0);
+    fputs(" walk1 1.0 2.0 exchange1 2.0 2.5\n", f);
+    fputs("$ second run\n", f);
+    for (int g = 0; g < 2; g++) {
+        fprintf(f, head, g);
+        fputs(" walk1 0.5 10.25 exchange1 10.3 17.0 walk2 10.26 20.0 exchange2 20.1 27.0 walk3 20.1 30.0"
+              " exchange3 30.1 37.75\n", f);
+    }
+    fclose(f);
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        snprintf(cmd, sizeof cmd, "bash scripts/tables/timeline_plot.sh '%s/log.txt' '%s/t.svg' 2>&1", base, base);
+        int rc = sh(cmd, out, sizeof out, 60);
+        NB_ASSERT(rc == 2 && strstr(out, "gnuplot is not installed"), "no gnuplot: exit %d: %s", rc, out);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "bash scripts/tables/timeline_plot.sh '%s/log.txt' '%s/t.svg' 2 2>&1", base, base);
+    int rc = sh(cmd, out, sizeof out, 60);
+    NB_ASSERT_FATAL(rc == 0 && strstr(out, "(2 GPUs, 12 boxes)"), "the second run: exit %d: %s", rc, out);
+    snprintf(path, sizeof path, "%s/t.svg", base);
+    char *svg = slurp_alloc(path);
+    NB_ASSERT_FATAL(svg != NULL, "no %s", path);
+    static const char *const labels[] = { "GPU 0 walk", "GPU 0 exchange", "GPU 1 walk", "GPU 1 exchange",
+                                          "second run" };
+    for (size_t k = 0; k < sizeof labels / sizeof *labels; k++)
+        NB_ASSERT(strstr(svg, labels[k]) != NULL, "the picture has no '%s'", labels[k]);
+    free(svg);
+    snprintf(cmd, sizeof cmd, "bash scripts/tables/timeline_plot.sh '%s/log.txt' '%s/u.png' 2>&1", base, base);
+    rc = sh(cmd, out, sizeof out, 60);
+    NB_ASSERT(rc == 0 && strstr(out, "(2 GPUs, 12 boxes)"), "the last run by default: exit %d: %s", rc, out);
+    snprintf(cmd, sizeof cmd, "bash scripts/tables/timeline_plot.sh '%s/log.txt' '%s/v.png' 1 2>&1", base, base);
+    rc = sh(cmd, out, sizeof out, 60);
+    NB_ASSERT(rc == 0 && strstr(out, "(1 GPU, 2 boxes)"), "the first run: exit %d: %s", rc, out);
+    /* no timeline in the log; a run past the last; a picture type it does not draw */
+    snprintf(path, sizeof path, "%s/log.txt", base);
+    char bad[3][2400];
+    snprintf(bad[0], sizeof bad[0], "bash scripts/tables/timeline_plot.sh README.md '%s/w.png' 2>&1", base);
+    snprintf(bad[1], sizeof bad[1], "bash scripts/tables/timeline_plot.sh '%s' '%s/w.png' 3 2>&1", path, base);
+    snprintf(bad[2], sizeof bad[2], "bash scripts/tables/timeline_plot.sh '%s' '%s/w.gif' 2>&1", path, base);
+    for (int k = 0; k < 3; k++) {
+        rc = sh(bad[k], out, sizeof out, 60);
+        NB_ASSERT(rc == 2 && strstr(out, "timeline_plot: "), "%s: exit %d, not 2: %s", bad[k], rc, out);
+    }
+    snprintf(path, sizeof path, "%s/w.png", base);
+    NB_ASSERT(!exists(path), "a refused call left a picture: %s", path);
+    snprintf(path, sizeof path, "%s/w.gif", base);
+    NB_ASSERT(!exists(path), "a refused call left a picture: %s", path);
+}
+
 static void t_layout(void)
 {
     static char out[1 << 14];
@@ -730,6 +793,7 @@ void nb_suite_docs_register(void)
         { "tables_mark_spread_over_10_percent", t_tables_spread, 2 },
         { "report_is_self_contained", t_report_self_contained, 1 },
         { "layout_keeps_its_targets", t_layout, 1 },
+        { "timeline_plot_draws_the_parts", t_timeline_plot, 1 },
         NB_TEST_END
     };
     nb_grade_suite("docs", tests, NULL);
