@@ -633,6 +633,15 @@ static int64_t reported_interactions(void *ctx)
 /* force_start_ms + force_ms vs step_ms: each a CUDA event interval on the
  * GPU, whose resolution is about half a microsecond */
 #define EVENT_SLACK_MS 0.001
+/* The CPU codes (the student places their timers): the runner times the
+ * advance() call around the steps with the same clock (CLOCK_MONOTONIC,
+ * nb_now_ms()); the steps' times must add up to no more than the call
+ * (0.01 ms for the clock's rounding), and at N = 65537 (seconds of O(N^2)
+ * work a step, the call's own work beside it a few microseconds) to at
+ * least half of it.  Two readings of one clock in one run: load slows both
+ * alike.  (The GPU codes' timers are the kit's events.) */
+#define OUTER_SLACK_MS 0.01
+#define STEPS_MIN_SHARE 0.5
 static void timing_case(int64_t n, int steps, uint64_t seed, int spans)
 {
     nb_state s;
@@ -646,7 +655,9 @@ static void timing_case(int64_t n, int steps, uint64_t seed, int spans)
     nb_state s0;
     CU_ASSERT_FATAL(nb_state_copy(&s0, &s) == 0);
     int rc = S->init(&ctx, &s, &o);
+    double t0 = nb_now_ms();        /* the call, timed from here, by the same clock */
     if (!rc) rc = S->advance(ctx, steps, t);
+    const double outer = nb_now_ms() - t0;
     /* the timed steps are real ones (the small case: the reference is O(N^2)) */
     if (!rc && n <= 4096) rc = S->download(ctx, &s);
     if (rc && ctx) S->destroy(ctx);
@@ -655,7 +666,7 @@ static void timing_case(int64_t n, int steps, uint64_t seed, int spans)
     nb_state_free(&s0);
     NB_ASSERT_OK_FATAL("init/advance with times", rc);
     int64_t n2 = n * n, rep = S->tree ? reported_interactions(ctx) : -1;
-    double pre = INFINITY, post = INFINITY;
+    double pre = INFINITY, post = INFINITY, inner = 0;
     for (int k = 0; k < steps; k++) {
         char what[120];
         double rest = t[k].step_ms - t[k].force_start_ms - t[k].force_ms;
@@ -673,13 +684,27 @@ static void timing_case(int64_t n, int steps, uint64_t seed, int spans)
                   "(%.3g ms)", (long long)n, k, t[k].force_start_ms, t[k].force_ms, t[k].step_ms);
         pre = fmin(pre, t[k].force_start_ms);
         post = fmin(post, rest);
+        inner += t[k].step_ms;
         snprintf(what, sizeof what, "N=%lld step %d: interactions", (long long)n, k);
         if (!S->tree) NB_ASSERT_EQ(what, t[k].interactions, n2);
         else NB_ASSERT(t[k].interactions > 0 && t[k].interactions <= n2,
                        "%s: got %lld, bounds [1, N^2 = %lld]", what, (long long)t[k].interactions,
                        (long long)n2);
     }
+    /* the CPU codes' steps ran inside the call: their times, read from the
+     * clock the runner reads too, add up to no more than the call took,
+     * whatever the load (a made-up time is caught here or below) */
+    if (S->probe == NULL) {
+        printf("       N=%lld: the timed steps add up to %.3f ms; the call that ran them took %.3f ms\n",
+               (long long)n, inner, outer);
+        NB_ASSERT(inner <= outer + OUTER_SLACK_MS, "N=%lld: the timed steps add up to %.3f ms, but the call that "
+                  "ran them took %.3f ms: a time that was not measured (made up, or a clock of its own?)",
+                  (long long)n, inner, outer);
+    }
     if (spans) {
+        NB_ASSERT(inner >= STEPS_MIN_SHARE * outer, "N=%lld: the timed steps add up to %.3f ms of the %.3f ms "
+                  "the call took: the step timer leaves out most of each step (or the times are made up)",
+                  (long long)n, inner, outer);
         NB_ASSERT(pre >= SPAN_MIN_MS, "N=%lld: the opening kick and drift before the force timer: %.3g ms, "
                   "bound >= %g ms (does the force timer cover the whole step?)", (long long)n, pre, SPAN_MIN_MS);
         NB_ASSERT(post >= SPAN_MIN_MS, "N=%lld: the closing kick after the force timer: %.3g ms, bound >= %g ms "
