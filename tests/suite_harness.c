@@ -515,6 +515,58 @@ static void t_grade_table(void)
     nb_t_run_kit(rm, NULL, 0, NULL, 0, 60);
 }
 
+/* The kit's own checks fail where the kit is at fault: "kits", a runner of
+ * the kit's checks only (as common), left no results (nothing of a
+ * student's ran in it); "stale"'s tests are not the manifest's (the
+ * manifest is the kit's: a test added without `make -C tests manifest`),
+ * though it also has a student test.  Their kit checks FAIL, and the grade
+ * exits 1, where a runner a student's code may have stopped (t_grade_table:
+ * beta) has them SKIPPED. */
+static void t_grade_table_kit_fault(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[400], cmd[1600], file[600];
+    snprintf(dir, sizeof dir, "%s/nbgrade_kit_%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    mkdir(dir, 0700);
+    CU_ASSERT_FATAL(put(dir, ".expected", "kits\nstale\n") == 0);
+    put(dir, "kits.fail", "runner crashed: SIGSEGV\n");
+    put(dir, "stale.tsv", HEAD("stale") "stale\ts\tone\tPASS\t1\t1\t\t\tstudent\n"
+                          "stale\tdocs\tnew_test\tPASS\t1\t1\t\t\tkit\n");
+    put(dir, "stale.json", "{\"runner\": \"stale\", \"graded\": true, \"tests\": []}\n");
+    snprintf(file, sizeof file, "%s.manifest", dir);
+    FILE *mf = fopen(file, "w");
+    CU_ASSERT_FATAL(mf != NULL);
+    fputs("# runner\tsuite\ttest\tpoints\tkind\n"
+          "kits\tdocs\ta\t2\tkit\nkits\tdocs\tb\t1\tkit\n"
+          "stale\ts\tone\t1\tstudent\nstale\tdocs\told_test\t1\tkit\n", mf);
+    fclose(mf);
+    setenv("NB_GRADE_NONCE", NONCE, 1);
+    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade/grade_table.sh", dir, file, NULL };
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_GRADE_NONCE");
+    EXPECT_RC(rc, 1);
+    if (err[0]) printf("       stderr: %s\n", err);
+    EXPECT_HAS(out, "the kit's own checks: 0/4");
+    const char *closing = "check-all: 0 passed, 4 failed, 0 skipped\n";
+    size_t lo = strlen(out), lc = strlen(closing);
+    int last = lo >= lc && !strcmp(out + lo - lc, closing);
+    if (!last) printf("       expected the last line \"%.*s\"; the output:\n%s\n", (int)lc - 1, closing, out);
+    CU_ASSERT(last);
+    static char text[1 << 14];
+    snprintf(file, sizeof file, "%s/kits.tsv", dir);
+    nb_t_slurp(file, text, sizeof text);
+    EXPECT_HAS(text, "kits\tdocs\ta\tFAIL\t0\t2\trunner crashed: SIGSEGV");
+    snprintf(file, sizeof file, "%s/stale.tsv", dir);
+    nb_t_slurp(file, text, sizeof text);
+    EXPECT_HAS(text, "stale\tdocs\told_test\tFAIL\t0\t1\tresults rejected: the tests differ from the manifest");
+    snprintf(file, sizeof file, "%s/summary.json", dir);
+    nb_t_slurp(file, text, sizeof text);
+    EXPECT_HAS(text, "\"kit\": {\"score\": 0, \"max_score\": 4, \"failed\": 3}");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.manifest'", dir, dir);
+    char *rm[] = { "/bin/sh", "-c", cmd, NULL };
+    nb_t_run_kit(rm, NULL, 0, NULL, 0, 60);
+}
+
 /* tests/grade_report_test.py: the reports that grade_table.sh writes
  * (summary.json, gradescope.json) and grades.csv (grade_class.sh) hold
  * hostile test texts -- quotes, control characters, ESC sequences, bytes
@@ -1055,6 +1107,7 @@ static const nb_test harness_tests[] = {
     { "gate_fails_its_suites_optional_apart", t_gate_and_optional, 2 },
     { "quiet_by_default", t_quiet_by_default, 2 },
     { "grade_table_rejects_missing_foreign_and_partial_results", t_grade_table, 2 },
+    { "grade_table_fails_the_kit_checks_where_the_kit_is_at_fault", t_grade_table_kit_fault, 1 },
     { "grade_reports_survive_hostile_text", t_grade_reports_hostile_text, 2 },
     { "sandbox_contains_a_hostile_program", t_sandbox, 2 },
     { "planted_links_redirect_no_output", t_planted_output_links, 2 },

@@ -234,15 +234,27 @@ def tests_of(rows):
              'points': x['possible'], 'earned': 0, 'detail': x['detail'], 'output': ''} for x in rows]
 
 
+def kit_at_fault(r, why, manifest):
+    """Whether the kit's own checks failed with the runner: when the runner
+    runs no student test (nothing of a student's could have stopped it), or
+    when its tests are not the manifest's (the manifest is the kit's: a
+    stale one, `make -C tests manifest`).  Else a student's code may have
+    stopped the runner, and its kit checks only could not run."""
+    if 'the tests differ from the manifest' in why:
+        return True
+    return not any(mr == r and kind == 'student' for (mr, _s, _t, _p, kind) in manifest)
+
+
 def fail_all(d, r, why, manifest, nonce):
     """Every test of the manifest FAILED with the reason (the kit's checks
-    SKIPPED: they could not run, which is not the kit's failure); the
-    runner's TSV and JSON report rewritten so."""
+    SKIPPED: they could not run, which is not the kit's failure -- unless
+    kit_at_fault()); the runner's TSV and JSON report rewritten so."""
     rows = []
+    kit_fails = kit_at_fault(r, why, manifest)
     for (mr, suite, test, points, kind) in manifest:
         if mr != r:
             continue
-        if kind == 'kit':
+        if kind == 'kit' and not kit_fails:
             rows.append(dict(runner=r, suite=suite, test=test, status='SKIP', earned=0, possible=points,
                              detail='SKIPPED (not run: %s)' % why, output='', kind=kind))
         else:
@@ -254,7 +266,8 @@ def fail_all(d, r, why, manifest, nonce):
     write_rows_tsv(d, r, rows, nonce)
     student = [x for x in rows if x['kind'] == 'student']
     rep = {'runner': r, 'graded': True, 'not_graded_reason': None, 'runner_error': why,
-           'passed': 0, 'failed': len(student), 'skipped': len(rows) - len(student), 'points': 0,
+           'passed': 0, 'failed': sum(x['status'] == 'FAIL' for x in rows),
+           'skipped': sum(x['status'] == 'SKIP' for x in rows), 'points': 0,
            'possible': sum(x['possible'] for x in student), 'not_graded_points': 0,
            'tests': tests_of(rows)}
     write_atomic(os.path.join(d, r + '.json'), layout_lines(rep, 'tests', ' ', '  '), json_checked(rep))
