@@ -210,6 +210,8 @@ case "$srcshown" in
   *) awk -v p="$srcshown" '$2 == p && $3 == "start" { f = 1 } END { exit !f }' "$kitlist" 2>/dev/null && kitfile=2 ;;
 esac
 [ $kitfile = 1 ] && allowed="$allowed $extras"
+lesson=1                             # 0: a kit file as the kit wrote it, or a tuned build's
+[ $kitfile = 1 ] && lesson=0
 : > "$tmp/libsyms"
 for l in libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libgomp.so.1; do
   p=""
@@ -236,8 +238,23 @@ if [ $kitfile = 2 ]; then
     have=$(sha256sum < "$r" 2>/dev/null | cut -c1-64)
     [ -n "$want" ] && [ "$want" = "$have" ] || { same=0; kitnote="; $shown is not the kit's: a kit file may read the environment only as the kit wrote it"; break; }
   done < "$tmp/map"
-  [ $same = 1 ] && allowed="$allowed $extras"
+  [ $same = 1 ] && { allowed="$allowed $extras"; lesson=0; }
 fi
+# The kit's own functions (common/: nb_*) a lesson's file may call: errors,
+# the clock (nb_now_ms: the steps' times), the CUDA helpers, the states and
+# options in memory, the threads, the step tables, the CPU's name; nb_main
+# from a main*.c.  The others read or write files and the environment
+# (nb_src_open, nb_state_write, nb_env_i64, ...) -- the routes the system
+# library's list above closes, through the kit's code -- or are the grader's
+# (the fence).  Nor may a lesson call the libraries the kit links for its
+# own parts (libpng, GLFW, EGL, OpenGL, libmicrohttpd, wslay, nettle,
+# libturbojpeg, zlib), the fence's wrappers (__wrap_*, __real_*: an
+# allocation the fence does not see), look up CUDA's entry points by
+# name, or take the linker's marks of the program's own image (__ehdr_start
+# and the like: its headers lead to its symbols, its code can be searched).
+kitok="nb_fail nb_errmsg nb_todo nb_now_ms nb_median nb_cpu_model nb_state_alloc nb_state_copy
+ nb_state_free nb_options_default nb_threads_start"
+kitok=$(tr -s ' \n' '  ' <<< "$kitok")
 # ---- the text ----
 verify=$top/common/nb_verify.h
 syms=$(awk '{ t = t $0 "\n" } END { gsub(/\/[*]([^*]|[*]+[^*\/])*[*]+\//, " ", t); printf "%s", t }' "$verify" |
@@ -296,6 +313,7 @@ fi
 sanitized=0
 case " ${cc[*]} $san " in *" -fsanitize="*) sanitized=1 ;; esac
 awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown" -v locs="$tmp/pp.out" \
+    -v lesson=$lesson -v kitok="$kitok" \
     -v allowed="$allowed" -v libs="$tmp/libsyms" -v sanitized=$sanitized -v kitnote="$kitnote" -v srcpath="$src" '
   BEGIN {
     n = split(syms, s, " "); for (i = 1; i <= n; i++) ref[s[i]] = 1
@@ -303,6 +321,8 @@ awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown"
     n = split(sysfns, s, " "); for (i = 1; i <= n; i++) os[s[i]] = 1
     while ((getline l < locs) > 0) { split(l, f, "\t"); if (f[1] == "S") at[f[2]] = f[3] }
     n = split(allowed, s, " "); for (i = 1; i <= n; i++) ok[s[i]] = 1
+    n = split(kitok, s, " "); for (i = 1; i <= n; i++) kok[s[i]] = 1
+    base = src; sub(/.*\//, "", base); mainfile = base ~ /^main.*\.(c|cu)$/
     while ((getline l < libs) > 0) { split(l, f, "\t"); if (!(f[2] in lib) || f[1] != "c") lib[f[2]] = f[1] }
   }
   function first_line(name,   l, n) {   # SRC:LINE where name is first written in SRC, else SRC
@@ -343,6 +363,19 @@ awk -v syms="$syms" -v loaders="$loaders" -v sysfns="$system" -v src="$srcshown"
              where, name
     else if ((type == "w" || type == "v") && !(name in lib))
       printf "F\t%s: a weak reference to %s (null where no object defines it: it tells the grader'"'"'s programs from the student'"'"'s own): refused (a lesson computes from its arrays alone, the same in the grade as in a run of its own)\n",
+             (name in at) ? where : first_line(name), name
+    else if (lesson && undef && name ~ /^nb_/ && !(name in kok) && name !~ /^nb_cuda_/ &&
+             name !~ /^nb_step[0-9]/ && !(name ~ /^nb_main/ && mainfile))
+      printf "F\t%s: %s (the kit'"'"'s own, beyond what a lesson calls: errors, the clock, the CUDA helpers, states and options in memory, the threads): refused (a lesson computes from its arrays alone; the kit'"'"'s other functions read and write files and the environment, or are the grader'"'"'s)\n",
+             (name in at) ? where : first_line(name), name
+    else if (undef && name ~ /^__(wrap|real)_/)
+      printf "F\t%s: %s (the fence'"'"'s wrappers of the allocator): refused (the grade must see every block a lesson allocates)\n",
+             (name in at) ? where : first_line(name), name
+    else if (lesson && undef && name ~ /^(png_|glfw|egl[A-Z]|gl[A-Z]|MHD_|wslay_|nettle_|tj[A-Z]|gz[a-z]|deflate|inflate|uncompress|compress2?$|XOpen|xcb_|gnutls_|cuGetProcAddress|cudaGetDriverEntryPoint|cudaGraphDebugDotPrint)/)
+      printf "F\t%s: %s (a library the kit links for its own parts -- images, windows, the web view -- or a CUDA entry point found by name): refused (a lesson computes from its arrays alone)\n",
+             (name in at) ? where : first_line(name), name
+    else if (lesson && undef && name ~ /^(__ehdr_start|__executable_start|__etext|_etext|etext|_edata|edata|__bss_start|_end|end|__data_start|data_start|__(pre)?init_array_(start|end)|__fini_array_(start|end)|__start_.*|__stop_.*)$/)
+      printf "F\t%s: %s (the linker'"'"'s mark of the program'"'"'s own image: its ELF header, where its code and data begin and end): refused (a lesson computes from its arrays alone; the image can be searched for the grader'"'"'s code)\n",
              (name in at) ? where : first_line(name), name
     else if (undef && (name in lib) && !allowed_lib(name))
       printf "F\t%s: %s (the system library'"'"'s, beyond memory, strings, math, OpenMP and printing: the environment, the clock, the process, how it ends): refused (a lesson computes from its arrays alone, the same in the grade as in a run of its own%s)\n",
