@@ -409,14 +409,52 @@ static const char *row_of(const char *text, const char *name)
  * rejected runner scores 0 with its reason, and the three totals (console,
  * summary.json, gradescope.json) agree. */
 #define NONCE "0123456789abcdef0123456789abcdef"
-static void t_grade_table(void)
+#define HEAD(r) "#nb-grade\t" r "\tnonce=" NONCE "\tsandbox=boxed\n"
+
+/* A synthetic results directory of $TMPDIR named for tag, into dir. */
+static void grade_dir(char *dir, size_t len, const char *tag)
 {
     const char *tmp = getenv("TMPDIR");
-    char dir[400], cmd[1600], file[600];
-    snprintf(dir, sizeof dir, "%s/nbgrade_table_%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    snprintf(dir, len, "%s/nbgrade_%s_%d", tmp && *tmp ? tmp : "/tmp", tag, (int)getpid());
     mkdir(dir, 0700);
+}
+
+/* grade_table.sh on dir and manifest under this run's secret: its exit
+ * status, its output in out/err. */
+static int grade_table(const char *dir, const char *manifest)
+{
+    setenv("NB_GRADE_NONCE", NONCE, 1);
+    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade/grade_table.sh", (char *)dir, (char *)manifest,
+                     NULL };
+    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
+    unsetenv("NB_GRADE_NONCE");
+    if (err[0]) printf("       stderr: %s\n", err);
+    return rc;
+}
+
+/* The closing line of text is closing (with its newline). */
+static void expect_closing(const char *text, const char *closing)
+{
+    size_t lo = strlen(text), lc = strlen(closing);
+    int last = lo >= lc && !strcmp(text + lo - lc, closing);
+    if (!last) printf("       expected the last line \"%.*s\"; the output:\n%s\n", (int)lc - 1, closing, text);
+    CU_ASSERT(last);
+}
+
+/* dir and its manifest beside it, removed. */
+static void grade_dir_remove(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.manifest'", dir, dir);
+    char *rm[] = { "/bin/sh", "-c", cmd, NULL };
+    nb_t_run_kit(rm, NULL, 0, NULL, 0, 60);
+}
+
+static void t_grade_table(void)
+{
+    char dir[400], cmd[1600], file[600];
+    grade_dir(dir, sizeof dir, "table");
     CU_ASSERT_FATAL(put(dir, ".expected", "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\n") == 0);
-#define HEAD(r) "#nb-grade\t" r "\tnonce=" NONCE "\tsandbox=boxed\n"
     put(dir, "alpha.tsv", HEAD("alpha") "alpha\ts\tok\tPASS\t2\t2\t\t\tstudent\n"
                           "alpha\ts\tbad\tFAIL\t0\t3\tCU_ASSERT(x) (f.c:3)\t       x 2 (bound 1)\\n\tstudent\n");
     put(dir, "alpha.json", "{\"runner\": \"alpha\", \"graded\": true, \"tests\": []}\n");
@@ -440,12 +478,8 @@ static void t_grade_table(void)
           "delta\ts\tok\t5\tstudent\nepsilon\ts\tone\t1\tstudent\nepsilon\ts\ttwo\t1\tstudent\n"
           "zeta\ts\tone\t1\tstudent\nzeta\ts\ttwo\t1\tstudent\neta\ts\tone\t1\tstudent\n", mf);
     fclose(mf);
-    setenv("NB_GRADE_NONCE", NONCE, 1);
-    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade/grade_table.sh", dir, file, NULL };
-    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
-    unsetenv("NB_GRADE_NONCE");
+    int rc = grade_table(dir, file);
     EXPECT_RC(rc, 1);                            /* tests failed */
-    if (err[0]) printf("       stderr: %s\n", err);
     /* the notices come before the table, each with its reason and the score 0 */
     const char *notice = strstr(out, "check-all: beta: runner could not be built: see tests/results/beta.build.log: "
                                      "beta scored 0/5 points");
@@ -476,11 +510,7 @@ static void t_grade_table(void)
     EXPECT_HAS(total ? total : "", "(NOT GRADED: 4 points of 1 runner: no usable GPU)\n");
     EXPECT_HAS(out, "student score: 2/24 points (4 NOT GRADED); the kit's own checks: 1/2 (not part of the score)\n");
     /* the closing line is the last line and counts every runner's tests */
-    const char *closing = "check-all: 2 passed, 9 failed, 2 skipped\n";
-    size_t lo = strlen(out), lc = strlen(closing);
-    int last = lo >= lc && !strcmp(out + lo - lc, closing);
-    if (!last) printf("       expected the last line \"%.*s\"; the output:\n%s\n", (int)lc - 1, closing, out);
-    CU_ASSERT(last);
+    expect_closing(out, "check-all: 2 passed, 9 failed, 2 skipped\n");
     /* the files: beta's synthesized results, summary.json, gradescope.json */
     snprintf(file, sizeof file, "%s/beta.tsv", dir);
     static char text[1 << 15];
@@ -510,9 +540,7 @@ static void t_grade_table(void)
     rc = nb_t_run_kit(sh, out, sizeof out, err, sizeof err, 60);
     if (rc) printf("       python3 -m json.tool: exit %d: %s\n", rc, err);
     CU_ASSERT_EQUAL(rc, 0);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.manifest'", dir, dir);
-    char *rm[] = { "/bin/sh", "-c", cmd, NULL };
-    nb_t_run_kit(rm, NULL, 0, NULL, 0, 60);
+    grade_dir_remove(dir);
 }
 
 /* The kit's own checks fail where the kit is at fault: "kits", a runner of
@@ -524,10 +552,8 @@ static void t_grade_table(void)
  * beta) has them SKIPPED. */
 static void t_grade_table_kit_fault(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    char dir[400], cmd[1600], file[600];
-    snprintf(dir, sizeof dir, "%s/nbgrade_kit_%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-    mkdir(dir, 0700);
+    char dir[400], file[600];
+    grade_dir(dir, sizeof dir, "kit");
     CU_ASSERT_FATAL(put(dir, ".expected", "kits\nstale\n") == 0);
     put(dir, "kits.fail", "runner crashed: SIGSEGV\n");
     put(dir, "stale.tsv", HEAD("stale") "stale\ts\tone\tPASS\t1\t1\t\t\tstudent\n"
@@ -540,18 +566,9 @@ static void t_grade_table_kit_fault(void)
           "kits\tdocs\ta\t2\tkit\nkits\tdocs\tb\t1\tkit\n"
           "stale\ts\tone\t1\tstudent\nstale\tdocs\told_test\t1\tkit\n", mf);
     fclose(mf);
-    setenv("NB_GRADE_NONCE", NONCE, 1);
-    char *argv[] = { "/bin/bash", NB_TOP_DIR "/scripts/grade/grade_table.sh", dir, file, NULL };
-    int rc = nb_t_run_kit(argv, out, sizeof out, err, sizeof err, 60);
-    unsetenv("NB_GRADE_NONCE");
-    EXPECT_RC(rc, 1);
-    if (err[0]) printf("       stderr: %s\n", err);
+    EXPECT_RC(grade_table(dir, file), 1);
     EXPECT_HAS(out, "the kit's own checks: 0/4");
-    const char *closing = "check-all: 0 passed, 4 failed, 0 skipped\n";
-    size_t lo = strlen(out), lc = strlen(closing);
-    int last = lo >= lc && !strcmp(out + lo - lc, closing);
-    if (!last) printf("       expected the last line \"%.*s\"; the output:\n%s\n", (int)lc - 1, closing, out);
-    CU_ASSERT(last);
+    expect_closing(out, "check-all: 0 passed, 4 failed, 0 skipped\n");
     static char text[1 << 14];
     snprintf(file, sizeof file, "%s/kits.tsv", dir);
     nb_t_slurp(file, text, sizeof text);
@@ -562,9 +579,7 @@ static void t_grade_table_kit_fault(void)
     snprintf(file, sizeof file, "%s/summary.json", dir);
     nb_t_slurp(file, text, sizeof text);
     EXPECT_HAS(text, "\"kit\": {\"score\": 0, \"max_score\": 4, \"failed\": 3}");
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.manifest'", dir, dir);
-    char *rm[] = { "/bin/sh", "-c", cmd, NULL };
-    nb_t_run_kit(rm, NULL, 0, NULL, 0, 60);
+    grade_dir_remove(dir);
 }
 
 /* tests/grade_report_test.py: the reports that grade_table.sh writes
